@@ -1,0 +1,83 @@
+// Package outbox defines the platform event that a domain change records in the
+// same database transaction as the change itself. Webhook delivery reads these
+// rows later, so an event exists if and only if its change committed.
+package outbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/matchpoint-api/matchpoint/internal/ids"
+)
+
+// Event kinds of the API document, section 6.1.
+const (
+	UserCreated           = "user.created"
+	UserUpdated           = "user.updated"
+	UserVerified          = "user.verified"
+	UserDeleted           = "user.deleted"
+	MatchCreated          = "match.created"
+	MatchAccepted         = "match.accepted"
+	MatchDeclined         = "match.declined"
+	MatchExpired          = "match.expired"
+	EventCreated          = "event.created"
+	EventUpdated          = "event.updated"
+	EventRSVP             = "event.rsvp"
+	EventCancelled        = "event.cancelled"
+	MessageSent           = "message.sent"
+	MessageRead           = "message.read"
+	NotificationSent      = "notification.sent"
+	NotificationDelivered = "notification.delivered"
+)
+
+// Kinds lists every event kind, in the document's order.
+var Kinds = []string{
+	UserCreated, UserUpdated, UserVerified, UserDeleted,
+	MatchCreated, MatchAccepted, MatchDeclined, MatchExpired,
+	EventCreated, EventUpdated, EventRSVP, EventCancelled,
+	MessageSent, MessageRead, NotificationSent, NotificationDelivered,
+}
+
+// Event is one outbox row: the envelope of section 6.2 plus what delivery
+// needs to decide who may see it.
+type Event struct {
+	ID      string
+	Type    string
+	Created time.Time
+	// UserID is the account the event is about; delivery uses it to apply the
+	// rule that a subscriber sees only what its credentials could read.
+	UserID string
+	// Payload is the whole JSON envelope as it will be delivered.
+	Payload []byte
+}
+
+// Envelope is the wire shape of section 6.2.
+type Envelope struct {
+	ID      string                     `json:"id"`
+	Type    string                     `json:"type"`
+	Created string                     `json:"created"`
+	Data    map[string]json.RawMessage `json:"data"`
+}
+
+// New builds an event whose data holds one object named resource.
+func New(now time.Time, typ, userID, resource string, obj any) (Event, error) {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return Event{}, fmt.Errorf("outbox: encode %s: %w", typ, err)
+	}
+	ev := Event{ID: ids.New(ids.Envelope), Type: typ, Created: now.UTC(), UserID: userID}
+	ev.Payload, err = json.Marshal(Envelope{
+		ID:      ev.ID,
+		Type:    typ,
+		Created: FormatTime(ev.Created),
+		Data:    map[string]json.RawMessage{resource: raw},
+	})
+	if err != nil {
+		return Event{}, fmt.Errorf("outbox: encode envelope: %w", err)
+	}
+	return ev, nil
+}
+
+// FormatTime renders a timestamp the way the whole API does: RFC 3339, UTC, "Z".
+func FormatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

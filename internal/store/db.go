@@ -1,0 +1,140 @@
+// Package store is the database/sql code of every domain: one code path over
+// two engines, embedded SQLite (the default) and PostgreSQL (for several
+// nodes). Queries use $N placeholders, which both drivers accept; what truly
+// differs lives in Dialect.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	_ "modernc.org/sqlite"             // registers "sqlite"
+)
+
+// Dialect names the database engine.
+type Dialect string
+
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// DB is the service's database handle.
+type DB struct {
+	*sql.DB
+	Dialect Dialect
+}
+
+// Open connects to a database URL: "sqlite:PATH" or "postgres://...".
+func Open(ctx context.Context, rawURL string) (*DB, error) {
+	var db *DB
+	switch {
+	case strings.HasPrefix(rawURL, "sqlite:"):
+		path := strings.TrimPrefix(strings.TrimPrefix(rawURL, "sqlite:"), "//")
+		if path == "" {
+			return nil, errors.New("store: sqlite URL needs a path, like sqlite:./data/matchpoint.db")
+		}
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, fmt.Errorf("store: create %s: %w", dir, err)
+			}
+		}
+		// WAL lets readers run beside the one writer; IMMEDIATE transactions take
+		// the write lock up front, so two writers queue on busy_timeout instead
+		// of failing when one tries to upgrade a read lock.
+		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
+			"&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		sdb, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("store: open sqlite: %w", err)
+		}
+		sdb.SetMaxOpenConns(4)
+		sdb.SetMaxIdleConns(4)
+		sdb.SetConnMaxIdleTime(0)
+		db = &DB{DB: sdb, Dialect: SQLite}
+	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+		pdb, err := sql.Open("pgx", rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("store: open postgres: %w", err)
+		}
+		pdb.SetMaxOpenConns(20)
+		pdb.SetMaxIdleConns(20)
+		pdb.SetConnMaxIdleTime(5 * time.Minute)
+		db = &DB{DB: pdb, Dialect: Postgres}
+	default:
+		return nil, fmt.Errorf("store: unsupported database URL %q: want sqlite:PATH or postgres://", redact(rawURL))
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: connect to %s: %w", redact(rawURL), err)
+	}
+	return db, nil
+}
+
+// redact hides a password in a database URL before it reaches a log or error.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// Tx runs fn in a transaction and commits if fn returns nil.
+func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+// forUpdate is the row-lock suffix of a SELECT that a transaction will write
+// back. SQLite needs none: its IMMEDIATE transactions already hold the lock.
+func (db *DB) forUpdate() string {
+	if db.Dialect == Postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// micros and fromMicros convert between time.Time and the stored integer.
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+func nullMicros(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixMicro(), Valid: true}
+}
+
+func fromNullMicros(n sql.NullInt64) *time.Time {
+	if !n.Valid {
+		return nil
+	}
+	t := fromMicros(n.Int64)
+	return &t
+}

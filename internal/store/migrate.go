@@ -1,0 +1,70 @@
+package store
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/database"
+	"github.com/pressly/goose/v3/lock"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// provider returns goose over this database's migration folder. On PostgreSQL
+// it takes an advisory session lock, so several nodes can start at once and
+// only one migrates.
+func (db *DB) provider() (*goose.Provider, error) {
+	dir, err := fs.Sub(migrations, "migrations/"+string(db.Dialect))
+	if err != nil {
+		return nil, err
+	}
+	var opts []goose.ProviderOption
+	dialect := database.DialectSQLite3
+	if db.Dialect == Postgres {
+		dialect = database.DialectPostgres
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	return goose.NewProvider(dialect, db.DB, dir, opts...)
+}
+
+// Migrate brings the schema up to date.
+func (db *DB) Migrate(ctx context.Context) ([]string, error) {
+	p, err := db.provider()
+	if err != nil {
+		return nil, fmt.Errorf("store: migrations: %w", err)
+	}
+	res, err := p.Up(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: migrate: %w", err)
+	}
+	var applied []string
+	for _, r := range res {
+		applied = append(applied, r.Source.Path)
+	}
+	return applied, nil
+}
+
+// MigrationStatus lists every migration and whether it is applied.
+func (db *DB) MigrationStatus(ctx context.Context) ([]string, error) {
+	p, err := db.provider()
+	if err != nil {
+		return nil, fmt.Errorf("store: migrations: %w", err)
+	}
+	st, err := p.Status(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: migration status: %w", err)
+	}
+	var out []string
+	for _, s := range st {
+		out = append(out, fmt.Sprintf("%s\t%s", s.Source.Path, s.State))
+	}
+	return out, nil
+}

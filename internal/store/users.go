@@ -1,0 +1,263 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/outbox"
+	"github.com/matchpoint-api/matchpoint/internal/users"
+)
+
+// Users implements users.Store.
+type Users struct{ db *DB }
+
+// NewUsers returns the users store over db.
+func NewUsers(db *DB) *Users { return &Users{db: db} }
+
+var _ users.Store = (*Users)(nil)
+
+const userColumns = `id, COALESCE(email, ''), username, first_name, last_name, COALESCE(password_hash, ''),
+	location, latitude, longitude, travel_radius_km, bio, timezone, availability,
+	profile_visibility, discoverable, show_location, verified, role, tier, rate_limit, created_at, updated_at`
+
+type scanner interface{ Scan(...any) error }
+
+func scanUser(row scanner) (*users.User, error) {
+	var u users.User
+	var lat, lon sql.NullFloat64
+	var limit sql.NullInt64
+	var avail string
+	var created, updated int64
+	err := row.Scan(&u.ID, &u.Email, &u.Username, &u.FirstName, &u.LastName, &u.PasswordHash,
+		&u.Location, &lat, &lon, &u.TravelRadiusKM, &u.Bio, &u.Timezone, &avail,
+		&u.Privacy.ProfileVisibility, &u.Privacy.Discoverable, &u.Privacy.ShowLocation, &u.Verified,
+		&u.Role, &u.Tier, &limit, &created, &updated)
+	if err != nil {
+		return nil, err
+	}
+	if lat.Valid && lon.Valid {
+		u.Latitude, u.Longitude = &lat.Float64, &lon.Float64
+	}
+	if limit.Valid {
+		u.RateLimit = &limit.Int64
+	}
+	if err := json.Unmarshal([]byte(avail), &u.Availability); err != nil {
+		return nil, fmt.Errorf("store: user %s availability: %w", u.ID, err)
+	}
+	u.CreatedAt, u.UpdatedAt = fromMicros(created), fromMicros(updated)
+	return &u, nil
+}
+
+// loadSports fills Sports and SkillLevels.
+func loadSports(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, u *users.User) error {
+	rows, err := q.QueryContext(ctx, `SELECT sport, COALESCE(skill_level, '') FROM user_sports WHERE user_id = $1 ORDER BY position`, u.ID)
+	if err != nil {
+		return fmt.Errorf("store: load sports: %w", err)
+	}
+	defer rows.Close()
+	u.Sports, u.SkillLevels = []string{}, map[string]string{}
+	for rows.Next() {
+		var sport, level string
+		if err := rows.Scan(&sport, &level); err != nil {
+			return fmt.Errorf("store: load sports: %w", err)
+		}
+		u.Sports = append(u.Sports, sport)
+		if level != "" {
+			u.SkillLevels[sport] = level
+		}
+	}
+	return rows.Err()
+}
+
+func saveSports(ctx context.Context, tx *sql.Tx, u *users.User) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM user_sports WHERE user_id = $1`, u.ID); err != nil {
+		return fmt.Errorf("store: save sports: %w", err)
+	}
+	for i, s := range u.Sports {
+		var level sql.NullString
+		if l, ok := u.SkillLevels[s]; ok {
+			level = sql.NullString{String: l, Valid: true}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO user_sports (user_id, sport, skill_level, position) VALUES ($1, $2, $3, $4)`,
+			u.ID, s, level, i); err != nil {
+			return fmt.Errorf("store: save sports: %w", err)
+		}
+	}
+	return nil
+}
+
+// userConflict turns a unique violation into the error naming the field.
+func userConflict(err error) error {
+	if what, ok := uniqueViolation(err); ok {
+		if strings.Contains(what, "email") {
+			return apperr.Conflictf("email_taken", "email", "an account with this email already exists")
+		}
+		if strings.Contains(what, "username") {
+			return apperr.Conflictf("username_taken", "username", "this username is taken")
+		}
+	}
+	return err
+}
+
+func nullFloat(p *float64) sql.NullFloat64 {
+	if p == nil {
+		return sql.NullFloat64{}
+	}
+	return sql.NullFloat64{Float64: *p, Valid: true}
+}
+
+func nullInt(p *int64) sql.NullInt64 {
+	if p == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: *p, Valid: true}
+}
+
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+// CreateUser inserts an account and its created event.
+func (s *Users) CreateUser(ctx context.Context, u *users.User, ev *outbox.Event) error {
+	avail, err := json.Marshal(u.Availability)
+	if err != nil {
+		return err
+	}
+	return s.db.Tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, email, email_key, username, username_key, first_name, last_name,
+			password_hash, location, latitude, longitude, travel_radius_km, bio, timezone, availability,
+			profile_visibility, discoverable, show_location, verified, role, tier, rate_limit, created_at, updated_at)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24)`,
+			u.ID, u.Email, strings.ToLower(u.Email), u.Username, strings.ToLower(u.Username), u.FirstName, u.LastName,
+			nullString(u.PasswordHash), u.Location, nullFloat(u.Latitude), nullFloat(u.Longitude), u.TravelRadiusKM,
+			u.Bio, u.Timezone, string(avail), u.Privacy.ProfileVisibility, u.Privacy.Discoverable, u.Privacy.ShowLocation,
+			u.Verified, u.Role, u.Tier, nullInt(u.RateLimit), micros(u.CreatedAt), micros(u.UpdatedAt))
+		if err != nil {
+			return userConflict(fmt.Errorf("store: create user: %w", err))
+		}
+		if err := saveSports(ctx, tx, u); err != nil {
+			return err
+		}
+		return appendEvent(ctx, tx, ev)
+	})
+}
+
+func (s *Users) one(ctx context.Context, where string, arg any) (*users.User, error) {
+	u, err := scanUser(s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE deleted_at IS NULL AND `+where, arg))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, apperr.NotFoundf("no such user")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: get user: %w", err)
+	}
+	if err := loadSports(ctx, s.db, u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// UserByID returns a live account.
+func (s *Users) UserByID(ctx context.Context, id string) (*users.User, error) {
+	return s.one(ctx, `id = $1`, id)
+}
+
+// UserByUsername returns a live account by username.
+func (s *Users) UserByUsername(ctx context.Context, username string) (*users.User, error) {
+	return s.one(ctx, `username_key = $1`, strings.ToLower(username))
+}
+
+// UserByLogin returns a live account by email or username.
+func (s *Users) UserByLogin(ctx context.Context, login string) (*users.User, error) {
+	if strings.Contains(login, "@") {
+		return s.one(ctx, `email_key = $1`, strings.ToLower(login))
+	}
+	return s.UserByUsername(ctx, login)
+}
+
+// ModifyUser changes an account under a row lock.
+func (s *Users) ModifyUser(ctx context.Context, id string, fn func(u *users.User) (*outbox.Event, error)) (*users.User, error) {
+	var out *users.User
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		u, err := scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1 AND deleted_at IS NULL`+s.db.forUpdate(), id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return apperr.NotFoundf("no user %q", id)
+		}
+		if err != nil {
+			return fmt.Errorf("store: get user: %w", err)
+		}
+		if err := loadSports(ctx, tx, u); err != nil {
+			return err
+		}
+		oldSports, oldLevels := strings.Join(u.Sports, "\x00"), fmt.Sprint(u.SkillLevels)
+		ev, err := fn(u)
+		if err != nil {
+			return err
+		}
+		avail, err := json.Marshal(u.Availability)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE users SET username = $2, username_key = $3, first_name = $4, last_name = $5,
+			location = $6, latitude = $7, longitude = $8, travel_radius_km = $9, bio = $10, timezone = $11, availability = $12,
+			profile_visibility = $13, discoverable = $14, show_location = $15, verified = $16, role = $17, tier = $18,
+			rate_limit = $19, updated_at = $20 WHERE id = $1`,
+			u.ID, u.Username, strings.ToLower(u.Username), u.FirstName, u.LastName, u.Location,
+			nullFloat(u.Latitude), nullFloat(u.Longitude), u.TravelRadiusKM, u.Bio, u.Timezone, string(avail),
+			u.Privacy.ProfileVisibility, u.Privacy.Discoverable, u.Privacy.ShowLocation, u.Verified, u.Role, u.Tier,
+			nullInt(u.RateLimit), micros(u.UpdatedAt))
+		if err != nil {
+			return userConflict(fmt.Errorf("store: update user: %w", err))
+		}
+		if strings.Join(u.Sports, "\x00") != oldSports || fmt.Sprint(u.SkillLevels) != oldLevels {
+			if err := saveSports(ctx, tx, u); err != nil {
+				return err
+			}
+		}
+		out = u
+		return appendEvent(ctx, tx, ev)
+	})
+	return out, err
+}
+
+// DeleteUser anonymises the account and revokes everything it could sign in
+// with. The row stays (with no personal data) so that references from other
+// records keep pointing at "a deleted user" rather than at nothing.
+func (s *Users) DeleteUser(ctx context.Context, id string, at time.Time, ev *outbox.Event) error {
+	now := micros(at)
+	return s.db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET email = NULL, email_key = NULL, username = $2, username_key = $2,
+			first_name = '', last_name = '', password_hash = NULL, location = '', latitude = NULL, longitude = NULL,
+			bio = '', availability = '[]', profile_visibility = 'private', discoverable = $3, show_location = $3,
+			updated_at = $4, deleted_at = $4 WHERE id = $1 AND deleted_at IS NULL`, id, "deleted-"+id, false, now)
+		if err != nil {
+			return fmt.Errorf("store: delete user: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return apperr.NotFoundf("no user %q", id)
+		}
+		for _, q := range []string{
+			`DELETE FROM user_sports WHERE user_id = $1`,
+			`DELETE FROM web_sessions WHERE user_id = $1`,
+			`DELETE FROM oauth_consents WHERE user_id = $1`,
+			`DELETE FROM verification_requests WHERE user_id = $1`,
+			`UPDATE oauth_grants SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL`,
+			`UPDATE api_keys SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL`,
+			`UPDATE oauth_clients SET revoked_at = $2 WHERE owner_id = $1 AND revoked_at IS NULL`,
+		} {
+			args := []any{id}
+			if strings.Contains(q, "$2") {
+				args = append(args, now)
+			}
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+				return fmt.Errorf("store: delete user: %w", err)
+			}
+		}
+		return appendEvent(ctx, tx, ev)
+	})
+}

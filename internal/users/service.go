@@ -1,0 +1,352 @@
+package users
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/auth"
+	"github.com/matchpoint-api/matchpoint/internal/clock"
+	"github.com/matchpoint-api/matchpoint/internal/ids"
+	"github.com/matchpoint-api/matchpoint/internal/outbox"
+	"github.com/matchpoint-api/matchpoint/internal/secrets"
+)
+
+// Service is the users domain.
+type Service struct {
+	store Store
+	clock clock.Clock
+}
+
+// NewService returns the users domain over a store.
+func NewService(s Store, c clock.Clock) *Service { return &Service{store: s, clock: c} }
+
+// Registration is what sign-up asks for.
+type Registration struct {
+	Email     string
+	Username  string
+	Password  string
+	FirstName string
+	LastName  string
+	Role      string // empty: member
+}
+
+// Register creates an account with a default profile.
+func (s *Service) Register(ctx context.Context, r Registration) (*User, error) {
+	email, _, err := NormalizeEmail(r.Email)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := CheckUsername(r.Username); err != nil {
+		return nil, err
+	}
+	if err := CheckPassword(r.Password); err != nil {
+		return nil, err
+	}
+	r.FirstName, r.LastName = strings.TrimSpace(r.FirstName), strings.TrimSpace(r.LastName)
+	if err := checkLine("first_name", r.FirstName, MaxName); err != nil {
+		return nil, err
+	}
+	if err := checkLine("last_name", r.LastName, MaxName); err != nil {
+		return nil, err
+	}
+	role := r.Role
+	if role == "" {
+		role = auth.RoleMember
+	}
+	now := s.clock.Now()
+	u := &User{
+		ID: ids.New(ids.User), Email: email, Username: r.Username,
+		FirstName: r.FirstName, LastName: r.LastName,
+		Sports: []string{}, SkillLevels: map[string]string{}, Availability: []Slot{},
+		TravelRadiusKM: DefaultTravelRadiusKM, Timezone: "UTC", Privacy: DefaultPrivacy,
+		Role: role, Tier: TierFree, PasswordHash: secrets.HashPassword(r.Password),
+		CreatedAt: now, UpdatedAt: now,
+	}
+	ev, err := userEvent(now, outbox.UserCreated, u)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.CreateUser(ctx, u, ev); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// SystemUsername is the first-party account that owns the service's own OAuth
+// clients. It has no password and cannot sign in.
+const SystemUsername = "matchpoint"
+
+// EnsureSystemAccount returns the first-party account, creating it if needed.
+func (s *Service) EnsureSystemAccount(ctx context.Context) (*User, error) {
+	if u, err := s.store.UserByUsername(ctx, SystemUsername); err == nil {
+		return u, nil
+	} else if !apperr.IsKind(err, apperr.NotFound) {
+		return nil, err
+	}
+	now := s.clock.Now()
+	u := &User{
+		ID: ids.New(ids.User), Email: "system@matchpoint.invalid", Username: SystemUsername,
+		FirstName: "Matchpoint", Sports: []string{}, SkillLevels: map[string]string{}, Availability: []Slot{},
+		TravelRadiusKM: DefaultTravelRadiusKM, Timezone: "UTC",
+		Privacy: Privacy{ProfileVisibility: VisibilityPrivate},
+		Role:    auth.RoleSystem, Tier: TierEnterprise, CreatedAt: now, UpdatedAt: now,
+	}
+	ev, err := userEvent(now, outbox.UserCreated, u)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.CreateUser(ctx, u, ev); err != nil {
+		if apperr.IsKind(err, apperr.Conflict) { // created concurrently by another node
+			return s.store.UserByUsername(ctx, SystemUsername)
+		}
+		return nil, err
+	}
+	return u, nil
+}
+
+// Login checks a username-or-email and password. Failures are one error, so
+// the answer does not tell which accounts exist.
+func (s *Service) Login(ctx context.Context, login, password string) (*User, error) {
+	bad := &apperr.Error{Kind: apperr.Unauthenticated, Code: "invalid_credentials", Message: "Wrong username, email or password."}
+	u, err := s.store.UserByLogin(ctx, strings.TrimSpace(login))
+	if err != nil || u.PasswordHash == "" {
+		if err != nil && !apperr.IsKind(err, apperr.NotFound) {
+			return nil, err
+		}
+		secrets.BurnPasswordCheck(password)
+		return nil, bad
+	}
+	ok, err := secrets.CheckPassword(u.PasswordHash, password)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, bad
+	}
+	return u, nil
+}
+
+// Get returns a live account.
+func (s *Service) Get(ctx context.Context, id string) (*User, error) {
+	if !ids.Valid(ids.User, id) {
+		return nil, apperr.NotFoundf("no user %q", id)
+	}
+	return s.store.UserByID(ctx, id)
+}
+
+// View returns the account id as viewerID may see it, or NotFound when its
+// privacy hides it. The caller renders only public fields for others.
+func (s *Service) View(ctx context.Context, viewerID, id string) (*User, error) {
+	u, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if u.ID != viewerID && (u.Privacy.ProfileVisibility == VisibilityPrivate || u.Role == auth.RoleSystem) {
+		return nil, apperr.NotFoundf("no user %q", id)
+	}
+	return u, nil
+}
+
+// Nullable is a PATCH field that can be absent, null (clear it) or a value.
+type Nullable[T any] struct {
+	Set   bool
+	Null  bool
+	Value T
+}
+
+// PrivacyPatch changes some privacy settings.
+type PrivacyPatch struct {
+	ProfileVisibility *string
+	Discoverable      *bool
+	ShowLocation      *bool
+}
+
+// Patch is a profile update: nil fields stay as they are.
+type Patch struct {
+	Username       *string
+	FirstName      *string
+	LastName       *string
+	Sports         *[]string
+	SkillLevels    *map[string]string
+	Location       *string
+	Latitude       Nullable[float64]
+	Longitude      Nullable[float64]
+	TravelRadiusKM *float64
+	Bio            *string
+	Timezone       *string
+	Availability   *[]Slot
+	Privacy        *PrivacyPatch
+}
+
+// Update applies a patch and records user.updated if anything changed.
+func (s *Service) Update(ctx context.Context, id string, p Patch) (*User, error) {
+	return s.store.ModifyUser(ctx, id, func(u *User) (*outbox.Event, error) {
+		before := *u
+		before.Sports = slices.Clone(u.Sports)
+		before.SkillLevels = maps.Clone(u.SkillLevels)
+		before.Availability = slices.Clone(u.Availability)
+		if err := applyPatch(u, p); err != nil {
+			return nil, err
+		}
+		if equalProfiles(&before, u) {
+			return nil, nil
+		}
+		u.UpdatedAt = s.clock.Now()
+		return userEvent(u.UpdatedAt, outbox.UserUpdated, u)
+	})
+}
+
+func applyPatch(u *User, p Patch) error {
+	if p.Username != nil {
+		if _, err := CheckUsername(*p.Username); err != nil {
+			return err
+		}
+		u.Username = *p.Username
+	}
+	for _, f := range []struct {
+		param string
+		in    *string
+		out   *string
+		max   int
+	}{
+		{"first_name", p.FirstName, &u.FirstName, MaxName},
+		{"last_name", p.LastName, &u.LastName, MaxName},
+		{"location", p.Location, &u.Location, MaxLocation},
+	} {
+		if f.in != nil {
+			v := strings.TrimSpace(*f.in)
+			if err := checkLine(f.param, v, f.max); err != nil {
+				return err
+			}
+			*f.out = v
+		}
+	}
+	if p.Bio != nil {
+		if err := checkText("bio", *p.Bio, MaxBio); err != nil {
+			return err
+		}
+		u.Bio = strings.TrimSpace(*p.Bio)
+	}
+	if p.Sports != nil {
+		list, err := NormalizeSports(*p.Sports)
+		if err != nil {
+			return err
+		}
+		u.Sports = list
+		// Levels of sports no longer played go with them.
+		maps.DeleteFunc(u.SkillLevels, func(k, _ string) bool { return !slices.Contains(list, k) })
+	}
+	if p.SkillLevels != nil {
+		levels, err := NormalizeSkillLevels(*p.SkillLevels, u.Sports)
+		if err != nil {
+			return err
+		}
+		u.SkillLevels = levels
+	}
+	if p.Latitude.Set {
+		u.Latitude = nullableValue(p.Latitude)
+	}
+	if p.Longitude.Set {
+		u.Longitude = nullableValue(p.Longitude)
+	}
+	if err := checkCoordinates(u.Latitude, u.Longitude); err != nil {
+		return err
+	}
+	if p.TravelRadiusKM != nil {
+		if r := *p.TravelRadiusKM; !(r > 0 && r <= MaxTravelRadius) {
+			return apperr.InvalidParam("travel_radius_km", "out_of_range", "travel_radius_km must be more than 0 and at most %d", MaxTravelRadius)
+		}
+		u.TravelRadiusKM = *p.TravelRadiusKM
+	}
+	if p.Timezone != nil {
+		if err := checkTimezone(*p.Timezone); err != nil {
+			return err
+		}
+		u.Timezone = *p.Timezone
+	}
+	if p.Availability != nil {
+		if err := CheckAvailability(*p.Availability); err != nil {
+			return err
+		}
+		u.Availability = slices.Clone(*p.Availability)
+	}
+	if p.Privacy != nil {
+		if p.Privacy.ProfileVisibility != nil {
+			u.Privacy.ProfileVisibility = *p.Privacy.ProfileVisibility
+		}
+		if p.Privacy.Discoverable != nil {
+			u.Privacy.Discoverable = *p.Privacy.Discoverable
+		}
+		if p.Privacy.ShowLocation != nil {
+			u.Privacy.ShowLocation = *p.Privacy.ShowLocation
+		}
+		if err := checkPrivacy(u.Privacy); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func nullableValue(n Nullable[float64]) *float64 {
+	if n.Null {
+		return nil
+	}
+	v := n.Value
+	return &v
+}
+
+func equalProfiles(a, b *User) bool {
+	eqf := func(x, y *float64) bool { return (x == nil && y == nil) || (x != nil && y != nil && *x == *y) }
+	return a.Username == b.Username && a.FirstName == b.FirstName && a.LastName == b.LastName &&
+		slices.Equal(a.Sports, b.Sports) && maps.Equal(a.SkillLevels, b.SkillLevels) &&
+		a.Location == b.Location && eqf(a.Latitude, b.Latitude) && eqf(a.Longitude, b.Longitude) &&
+		a.TravelRadiusKM == b.TravelRadiusKM && a.Bio == b.Bio && a.Timezone == b.Timezone &&
+		slices.Equal(a.Availability, b.Availability) && a.Privacy == b.Privacy
+}
+
+// Delete erases an account's personal data and revokes its credentials.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	u, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if u.Role == auth.RoleSystem {
+		return apperr.Forbiddenf("forbidden", "the first-party account cannot be deleted")
+	}
+	now := s.clock.Now()
+	ev, err := deletedEvent(now, id, u.CreatedAt)
+	if err != nil {
+		return err
+	}
+	return s.store.DeleteUser(ctx, id, now, ev)
+}
+
+// SetTier changes an account's tier and optional custom hourly limit.
+func (s *Service) SetTier(ctx context.Context, id, tier string, limit *int64) (*User, error) {
+	if err := CheckTier(tier, limit); err != nil {
+		return nil, err
+	}
+	return s.store.ModifyUser(ctx, id, func(u *User) (*outbox.Event, error) {
+		u.Tier, u.RateLimit = tier, limit
+		u.UpdatedAt = s.clock.Now()
+		return nil, nil
+	})
+}
+
+// SetRole changes an account's role (member or operator).
+func (s *Service) SetRole(ctx context.Context, id, role string) (*User, error) {
+	if role != auth.RoleMember && role != auth.RoleOperator {
+		return nil, apperr.InvalidParam("role", "invalid_role", "role must be member or operator")
+	}
+	return s.store.ModifyUser(ctx, id, func(u *User) (*outbox.Event, error) {
+		if u.Role == auth.RoleSystem {
+			return nil, apperr.Forbiddenf("forbidden", "the first-party account's role is fixed")
+		}
+		u.Role = role
+		u.UpdatedAt = s.clock.Now()
+		return nil, nil
+	})
+}
