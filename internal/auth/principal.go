@@ -14,6 +14,9 @@ type Principal struct {
 	ClientID string   // OAuth client, when the credential is an access token
 	APIKeyID string   // API key record, when the credential is an API key
 	GrantID  string   // OAuth grant (token family), when an access token
+	// FirstParty is true for the service's own OAuth clients (owned by the
+	// system account), which may do what third-party apps may not.
+	FirstParty bool
 }
 
 // Has reports whether the principal carries scope s.

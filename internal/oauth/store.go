@@ -60,6 +60,7 @@ type TokenInfo struct {
 	UserRole   string
 	Username   string
 	OwnerTier  string // tier of the client's owner
+	OwnerRole  string // role of the client's owner: system for first-party clients
 	ClientGone bool   // client revoked
 	UserGone   bool   // user deleted
 }

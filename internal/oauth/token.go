@@ -299,6 +299,6 @@ func (s *Service) AuthenticateAccessToken(ctx context.Context, token string) (*a
 	}
 	return &auth.Principal{
 		UserID: ti.Grant.UserID, Role: ti.UserRole, Scopes: effectiveScopes(ti.Token.Scopes, ti.OwnerTier),
-		ClientID: ti.Grant.ClientID, GrantID: ti.Grant.ID,
+		ClientID: ti.Grant.ClientID, GrantID: ti.Grant.ID, FirstParty: ti.OwnerRole == auth.RoleSystem,
 	}, nil
 }

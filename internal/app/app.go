@@ -1,0 +1,118 @@
+// Package app assembles the service: it opens and migrates the database,
+// builds every domain service over the store and the HTTP handler over the
+// services. The command and the end-to-end tests both start it here.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/matchpoint-api/matchpoint/internal/apikeys"
+	"github.com/matchpoint-api/matchpoint/internal/clock"
+	"github.com/matchpoint-api/matchpoint/internal/config"
+	"github.com/matchpoint-api/matchpoint/internal/httpapi"
+	"github.com/matchpoint-api/matchpoint/internal/idempotency"
+	"github.com/matchpoint-api/matchpoint/internal/oauth"
+	"github.com/matchpoint-api/matchpoint/internal/sessions"
+	"github.com/matchpoint-api/matchpoint/internal/store"
+	"github.com/matchpoint-api/matchpoint/internal/users"
+	"github.com/matchpoint-api/matchpoint/internal/web"
+)
+
+// Version of the service and its API.
+const Version = "1.0.0"
+
+// App is the assembled service.
+type App struct {
+	DB       *store.DB
+	Clock    clock.Clock
+	Users    *users.Service
+	OAuth    *oauth.Service
+	Keys     *apikeys.Service
+	Sessions *sessions.Service
+	Outbox   *store.Outbox
+	Handler  http.Handler
+}
+
+// Options are what tests and benchmarks may replace.
+type Options struct {
+	Clock  clock.Clock  // default: the real clock
+	Logger *slog.Logger // default: slog.Default()
+}
+
+// Open connects, migrates and assembles the service.
+func Open(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	db, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if applied, err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	} else if len(applied) > 0 {
+		opts.Logger.Info("migrated database", "applied", applied)
+	}
+	a, err := assemble(ctx, db, cfg, opts)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options) (*App, error) {
+	clk := opts.Clock
+	a := &App{
+		DB: db, Clock: clk,
+		Users:    users.NewService(store.NewUsers(db), clk),
+		OAuth:    oauth.NewService(store.NewOAuth(db), clk),
+		Keys:     apikeys.NewService(store.NewAPIKeys(db), clk),
+		Sessions: sessions.NewService(store.NewSessions(db), clk),
+		Outbox:   store.NewOutbox(db),
+	}
+	csrfKey, err := db.InstanceKey(ctx, "csrf", randomKey, clk.Now().UnixMicro())
+	if err != nil {
+		return nil, err
+	}
+	key, err := base64.StdEncoding.DecodeString(csrfKey)
+	if err != nil {
+		return nil, fmt.Errorf("app: stored CSRF key: %w", err)
+	}
+	pages, err := web.New(web.Config{BaseURL: cfg.BaseURL, DocsURL: cfg.DocsURL, CSRFKey: key,
+		Users: a.Users, OAuth: a.OAuth, Session: a.Sessions, Clock: clk, Logger: opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	a.Handler = httpapi.New(httpapi.Deps{
+		BaseURL: cfg.BaseURL, DocsURL: cfg.DocsURL, Version: Version,
+		Users: a.Users, OAuth: a.OAuth, Keys: a.Keys, Idem: idempotency.NewService(store.NewIdempotency(db), clk),
+		Web: pages, Ready: db.PingContext, Logger: opts.Logger, Registry: reg,
+	})
+	return a, nil
+}
+
+func randomKey() string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return base64.StdEncoding.EncodeToString(b[:])
+}
+
+// Close releases the database.
+func (a *App) Close() error { return a.DB.Close() }

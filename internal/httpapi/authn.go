@@ -1,0 +1,120 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/auth"
+	"github.com/matchpoint-api/matchpoint/internal/secrets"
+)
+
+// Security scheme names in the OpenAPI document.
+const (
+	schemeOAuth  = "oauth2"
+	schemeAPIKey = "apiKey"
+)
+
+// authenticate resolves the bearer credential of every API request. The
+// prefix routes it: mpa_ to the OAuth server, mpk_ to API keys.
+func (s *server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.principal(r)
+		if err != nil {
+			desc := "Authentication required."
+			if e, ok := apperr.As(err); ok && e.Kind == apperr.Unauthenticated {
+				desc = e.Message
+			}
+			if e, ok := apperr.As(err); ok && e.Code == "invalid_token" {
+				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="matchpoint", error="invalid_token", error_description=%q`, desc))
+			} else {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="matchpoint"`)
+			}
+			s.problems.writeErr(w, r, err)
+			return
+		}
+		setUser(r.Context(), p.UserID)
+		next.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
+	})
+}
+
+func (s *server) principal(r *http.Request) (*auth.Principal, error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return nil, &apperr.Error{Kind: apperr.Unauthenticated, Code: "unauthenticated",
+			Message: "Send an access token or API key in the Authorization header: Bearer <token>."}
+	}
+	scheme, tok, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
+		return nil, &apperr.Error{Kind: apperr.Unauthenticated, Code: "invalid_token",
+			Message: "The Authorization header must be Bearer <token>."}
+	}
+	tok = strings.TrimSpace(tok)
+	switch {
+	case strings.HasPrefix(tok, secrets.AccessToken):
+		return s.oauth.AuthenticateAccessToken(r.Context(), tok)
+	case strings.HasPrefix(tok, "mpk_"):
+		return s.keys.Authenticate(r.Context(), tok)
+	}
+	return nil, &apperr.Error{Kind: apperr.Unauthenticated, Code: "invalid_token", Message: "The token is not an access token or an API key."}
+}
+
+// requires declares the scopes an operation needs: any one of them will do.
+// It is written into the OpenAPI document, and requireScopes enforces exactly
+// what the document says, so the two cannot drift apart.
+func requires(scopes ...string) []map[string][]string {
+	var out []map[string][]string
+	for _, sc := range scopes {
+		out = append(out, map[string][]string{schemeOAuth: {sc}})
+	}
+	for _, sc := range scopes {
+		out = append(out, map[string][]string{schemeAPIKey: {sc}})
+	}
+	return out
+}
+
+// scopesOf reads back the alternatives an operation accepts.
+func scopesOf(op *huma.Operation) []string {
+	var out []string
+	for _, alt := range op.Security {
+		for _, sc := range alt[schemeOAuth] {
+			if !slices.Contains(out, sc) {
+				out = append(out, sc)
+			}
+		}
+	}
+	return out
+}
+
+// requireScopes is Huma middleware that refuses a request whose credential
+// carries none of the operation's scopes: 403 insufficient_scope.
+func (s *server) requireScopes(api huma.API) func(huma.Context, func(huma.Context)) {
+	return func(ctx huma.Context, next func(huma.Context)) {
+		op := ctx.Operation()
+		setRoute(ctx.Context(), op.Method+" "+op.Path)
+		need := scopesOf(op)
+		p := auth.FromContext(ctx.Context())
+		if len(need) == 0 || (p != nil && p.HasAny(need...)) {
+			next(ctx)
+			return
+		}
+		want := strings.Join(need, " ")
+		ctx.SetHeader("WWW-Authenticate", fmt.Sprintf(`Bearer realm="matchpoint", error="insufficient_scope", scope=%q`, want))
+		_ = huma.WriteErr(api, ctx, http.StatusForbidden, "", &apperr.Error{Kind: apperr.Forbidden, Code: "insufficient_scope",
+			Message: fmt.Sprintf("This operation needs one of these scopes: %s.", strings.Join(need, ", "))})
+	}
+}
+
+// principalOf returns the caller; the API handler chain guarantees one.
+func principalOf(ctx context.Context) *auth.Principal {
+	p := auth.FromContext(ctx)
+	if p == nil {
+		panic("httpapi: API handler reached without a principal")
+	}
+	return p
+}

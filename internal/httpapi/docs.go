@@ -1,0 +1,86 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/matchpoint-api/matchpoint/internal/oauth"
+	"github.com/matchpoint-api/matchpoint/internal/web"
+)
+
+// openAPIDocument serves the OpenAPI 3.1 document Huma builds from the
+// registered operations, plus the OAuth endpoints, which are plain handlers.
+func (s *server) openAPIDocument() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := json.MarshalIndent(s.api.OpenAPI(), "", "  ")
+		if err != nil {
+			s.problems.writeErr(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/vnd.oai.openapi+json;version=3.1")
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		_, _ = w.Write(b)
+	})
+}
+
+// problemCodes are the codes of /v1 problem responses, for the error reference.
+var problemCodes = []web.ErrorCode{
+	{Code: "unauthenticated", Status: 401, Meaning: "No credentials were sent. Send Authorization: Bearer <access token or API key>."},
+	{Code: "invalid_token", Status: 401, Meaning: "The access token or API key is invalid, expired or revoked. The WWW-Authenticate header says which; refresh the access token or use another key."},
+	{Code: "insufficient_scope", Status: 403, Meaning: "The credential lacks every scope the operation accepts. The WWW-Authenticate header lists them."},
+	{Code: "forbidden", Status: 403, Meaning: "The account may not do this, whatever the scopes (for example, an operation reserved to operators)."},
+	{Code: "not_found", Status: 404, Meaning: "The resource does not exist, or the caller may not know that it does."},
+	{Code: "method_not_allowed", Status: 405, Meaning: "The path exists but not with this method; see the Allow header."},
+	{Code: "invalid_json", Status: 400, Meaning: "The body is not valid JSON."},
+	{Code: "invalid_request", Status: 400, Meaning: "The request is malformed in another way (a parameter that cannot be parsed, an unreadable body)."},
+	{Code: "invalid_idempotency_key", Status: 400, Meaning: "The Idempotency-Key header is longer than 255 characters."},
+	{Code: "unsupported_media_type", Status: 415, Meaning: "The body is not application/json."},
+	{Code: "body_too_large", Status: 413, Meaning: "The body is larger than 1 MiB."},
+	{Code: "unknown_field", Status: 422, Meaning: "The body has a field the operation does not know; param names it."},
+	{Code: "validation_failed", Status: 422, Meaning: "A field has the wrong type or is out of bounds; param names the first, errors lists all."},
+	{Code: "invalid_email", Status: 422, Meaning: "The email address is not a plain address like name@example.com."},
+	{Code: "invalid_username", Status: 422, Meaning: "Usernames are 3 to 30 letters, digits, '.', '_' or '-', starting with a letter or digit."},
+	{Code: "username_reserved", Status: 422, Meaning: "The username is reserved for the service."},
+	{Code: "invalid_password", Status: 422, Meaning: "Passwords are 8 to 256 characters."},
+	{Code: "unknown_sport", Status: 422, Meaning: "The sport is not on the list served at GET /v1/sports."},
+	{Code: "sport_not_in_profile", Status: 422, Meaning: "A skill level names a sport that is not among the profile's sports."},
+	{Code: "invalid_skill_level", Status: 422, Meaning: "Skill levels are beginner, intermediate, advanced or expert."},
+	{Code: "incomplete_coordinates", Status: 422, Meaning: "latitude and longitude are set (or cleared) together."},
+	{Code: "out_of_range", Status: 422, Meaning: "A number is outside its bounds (latitude -90..90, longitude -180..180, travel_radius_km 0..1000)."},
+	{Code: "invalid_timezone", Status: 422, Meaning: "The time zone is not an IANA name like Europe/Paris."},
+	{Code: "invalid_day", Status: 422, Meaning: "Availability days are monday to sunday."},
+	{Code: "invalid_time", Status: 422, Meaning: "Availability times are HH:MM, and a slot ends after it starts."},
+	{Code: "invalid_visibility", Status: 422, Meaning: "profile_visibility is members or private."},
+	{Code: "invalid_text", Status: 422, Meaning: "Text holds control characters or line breaks where none are allowed."},
+	{Code: "too_long", Status: 422, Meaning: "Text is longer than its limit."},
+	{Code: "too_many", Status: 422, Meaning: "A list is longer than its limit."},
+	{Code: "invalid_name", Status: 422, Meaning: "Names of keys and clients are 1 to 100 characters."},
+	{Code: "invalid_scope", Status: 422, Meaning: "A scope is unknown, needs an Enterprise account (admin), or is beyond the calling credential's own."},
+	{Code: "invalid_document_type", Status: 422, Meaning: "Verification documents are passport, national_id, driving_licence or residence_permit."},
+	{Code: "invalid_status", Status: 422, Meaning: "The status filter is not one the list knows."},
+	{Code: "invalid_cursor", Status: 422, Meaning: "The cursor is not one this list returned."},
+	{Code: "email_taken", Status: 409, Meaning: "An account with this email already exists."},
+	{Code: "username_taken", Status: 409, Meaning: "The username is taken."},
+	{Code: "already_verified", Status: 409, Meaning: "The account is already verified."},
+	{Code: "verification_pending", Status: 409, Meaning: "A verification request is already pending."},
+	{Code: "already_reviewed", Status: 409, Meaning: "The verification request was already approved or rejected."},
+	{Code: "idempotency_key_reused", Status: 409, Meaning: "The Idempotency-Key was used with a different request. Use a new key for a new request."},
+	{Code: "idempotency_in_progress", Status: 409, Meaning: "A request with this Idempotency-Key is still running. Retry shortly."},
+	{Code: "rate_limited", Status: 429, Meaning: "The account is over its hourly request limit; wait for Retry-After seconds."},
+	{Code: "internal_error", Status: 500, Meaning: "Something failed on our side. Retry, and quote the request_id if it persists."},
+}
+
+func (s *server) errorCodes() web.ErrorReferenceData {
+	var oauthCodes []web.ErrorCode
+	for _, c := range oauth.ErrorCodes {
+		status := 400
+		if c.Code == oauth.ErrInvalidClient {
+			status = 401
+		}
+		if c.Code == oauth.ErrServerError {
+			status = 500
+		}
+		oauthCodes = append(oauthCodes, web.ErrorCode{Code: c.Code, Status: status, Meaning: c.Meaning})
+	}
+	return web.ErrorReferenceData{OAuth: oauthCodes, API: problemCodes}
+}

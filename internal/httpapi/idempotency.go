@@ -1,0 +1,99 @@
+package httpapi
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/auth"
+	"github.com/matchpoint-api/matchpoint/internal/idempotency"
+)
+
+// replayedHeaders are the response headers kept with an idempotent answer.
+var replayedHeaders = []string{"Content-Type", "Location", "Matchpoint-Maturity"}
+
+// teeWriter keeps a copy of what a handler writes.
+type teeWriter struct {
+	http.ResponseWriter
+	status int
+	buf    bytes.Buffer
+}
+
+func (t *teeWriter) WriteHeader(code int) {
+	if t.status == 0 {
+		t.status = code
+	}
+	t.ResponseWriter.WriteHeader(code)
+}
+
+func (t *teeWriter) Write(b []byte) (int, error) {
+	if t.status == 0 {
+		t.status = http.StatusOK
+	}
+	t.buf.Write(b)
+	return t.ResponseWriter.Write(b)
+}
+
+// idempotent replays the first answer to a POST retried with the same
+// Idempotency-Key and body, per credential. Server errors are not kept, so a
+// retry after one runs again.
+func (s *server) idempotent(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get("Idempotency-Key")
+		if r.Method != http.MethodPost || key == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				s.problems.writeErr(w, r, &apperr.Error{Kind: apperr.TooLarge, Code: "body_too_large", Message: "The request body is larger than 1 MiB."})
+				return
+			}
+			s.problems.writeErr(w, r, &apperr.Error{Kind: apperr.BadRequest, Code: "invalid_request", Message: "The request body could not be read."})
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		owner := auth.FromContext(r.Context()).CredentialKey()
+		rec, err := s.idem.Begin(r.Context(), owner, key, idempotency.RequestHash(r.Method, r.URL.RequestURI(), body))
+		if err != nil {
+			s.problems.writeErr(w, r, err)
+			return
+		}
+		if rec != nil {
+			for k, v := range rec.Headers {
+				w.Header().Set(k, v)
+			}
+			w.Header().Set("Idempotent-Replayed", "true")
+			w.WriteHeader(rec.Status)
+			_, _ = w.Write(rec.Body)
+			return
+		}
+		tw := &teeWriter{ResponseWriter: w}
+		finished := false
+		defer func() {
+			if !finished {
+				// A panic or a server error: forget the key so the client can retry.
+				_ = s.idem.Release(r.Context(), owner, key)
+			}
+		}()
+		next.ServeHTTP(tw, r)
+		if tw.status == 0 || tw.status >= 500 {
+			return
+		}
+		saved := &idempotency.Record{Status: tw.status, Headers: map[string]string{}, Body: tw.buf.Bytes()}
+		for _, h := range replayedHeaders {
+			if v := w.Header().Get(h); v != "" {
+				saved.Headers[h] = v
+			}
+		}
+		if err := s.idem.Finish(r.Context(), owner, key, saved); err != nil {
+			Logger(r.Context()).ErrorContext(r.Context(), "store idempotent response", "error", err.Error())
+			return
+		}
+		finished = true
+	})
+}

@@ -1,0 +1,188 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+)
+
+type ctxKey int
+
+const (
+	requestIDKey ctxKey = iota
+	loggerKey
+	routeKey
+	problemsKey
+)
+
+// RequestID returns the id of the request in ctx.
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// Logger returns the request's logger (with its request id), or the default.
+func Logger(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}
+
+var ridEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
+
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "req_" + ridEncoding.EncodeToString(b[:])
+}
+
+// requestInfo is filled in by inner handlers for the access log and metrics:
+// the matched route (metrics are labelled by pattern, not by raw path, which
+// holds ids) and the calling account.
+type requestInfo struct{ route, userID string }
+
+func setRoute(ctx context.Context, pattern string) {
+	if ri, ok := ctx.Value(routeKey).(*requestInfo); ok {
+		ri.route = pattern
+	}
+}
+
+func setUser(ctx context.Context, userID string) {
+	if ri, ok := ctx.Value(routeKey).(*requestInfo); ok {
+		ri.userID = userID
+	}
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += n
+	return n, err
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+type metrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "matchpoint_http_requests_total", Help: "HTTP requests by method, route and status.",
+		}, []string{"method", "route", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "matchpoint_http_request_duration_seconds", Help: "HTTP request latency by method and route.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"method", "route"}),
+	}
+	reg.MustRegister(m.requests, m.duration)
+	return m
+}
+
+// observe is the outermost middleware: it gives every request an id (sent
+// back as Request-Id), a logger, a problem builder, panic recovery, an access
+// log line and metrics. The log line has the path but never the query or
+// headers, which may carry credentials.
+func (s *server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rid := newRequestID()
+		w.Header().Set("Request-Id", rid)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		log := s.log.With(slog.String("request_id", rid))
+		ri := &requestInfo{}
+		ctx := context.WithValue(r.Context(), requestIDKey, rid)
+		ctx = context.WithValue(ctx, loggerKey, log)
+		ctx = context.WithValue(ctx, routeKey, ri)
+		ctx = context.WithValue(ctx, problemsKey, s.problems)
+		r = r.WithContext(ctx)
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.ErrorContext(ctx, "panic", slog.String("panic", fmt.Sprint(v)), slog.String("stack", string(debug.Stack())))
+				if rec.status == 0 {
+					s.problems.writeErr(rec, r, fmt.Errorf("panic: %v", v))
+				}
+			}
+			if rec.status == 0 {
+				rec.status = http.StatusOK
+			}
+			route := ri.route
+			if route == "" {
+				route = "unmatched"
+			}
+			elapsed := time.Since(start)
+			s.metrics.requests.WithLabelValues(r.Method, route, strconv.Itoa(rec.status)).Inc()
+			s.metrics.duration.WithLabelValues(r.Method, route).Observe(elapsed.Seconds())
+			attrs := []any{
+				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
+				slog.Int("status", rec.status), slog.Int("bytes", rec.bytes), slog.Duration("duration", elapsed),
+			}
+			if ri.userID != "" {
+				attrs = append(attrs, slog.String("user_id", ri.userID))
+			}
+			log.LogAttrs(ctx, slog.LevelInfo, "request", toAttrs(attrs)...)
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+func toAttrs(in []any) []slog.Attr {
+	out := make([]slog.Attr, 0, len(in))
+	for _, a := range in {
+		out = append(out, a.(slog.Attr))
+	}
+	return out
+}
+
+// route wraps a handler registered on the outer mux so metrics know its pattern.
+func route(pattern string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setRoute(r.Context(), pattern)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// limitBody caps request bodies at 1 MiB before anything reads them.
+func limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// MaxBodyBytes is the request body limit of the API.
+const MaxBodyBytes = 1 << 20

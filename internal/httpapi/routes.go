@@ -1,0 +1,56 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// routes registers every route of the service.
+func (s *server) routes() http.Handler {
+	mux := http.NewServeMux()
+
+	// The REST API. Its operations are registered on their own mux through
+	// Huma (one file per resource); every request passes authentication,
+	// the body limit and idempotency first.
+	apiMux := http.NewServeMux()
+	s.api = s.newAPI(apiMux)
+	s.registerUsers()
+	s.registerVerification()
+	s.registerAPIKeys()
+	s.registerSports()
+	s.documentOAuth()
+	apiMux.Handle("/", s.apiFallback(apiMux))
+	api := limitBody(s.authenticate(s.idempotent(apiMux)))
+	mux.Handle("/v1/", api)
+	mux.Handle("/api/v1/", api)
+
+	// OAuth 2.0 (API document 4.1): pages for people, endpoints for clients.
+	mux.Handle("GET /oauth/authorize", route("GET /oauth/authorize", s.web.Authorize()))
+	mux.Handle("POST /oauth/authorize", route("POST /oauth/authorize", s.web.Decide()))
+	mux.Handle("POST /oauth/token", route("POST /oauth/token", s.tokenEndpoint()))
+	mux.Handle("POST /oauth/revoke", route("POST /oauth/revoke", s.revokeEndpoint()))
+	mux.Handle("POST /oauth/introspect", route("POST /oauth/introspect", s.introspectEndpoint()))
+	mux.Handle("/oauth/", route("/oauth/", s.oauthNotFound()))
+
+	// Sign-in pages.
+	mux.Handle("GET /login", route("GET /login", s.web.Login()))
+	mux.Handle("POST /login", route("POST /login", s.web.LoginSubmit()))
+	mux.Handle("GET /signup", route("GET /signup", s.web.Signup()))
+	mux.Handle("POST /signup", route("POST /signup", s.web.SignupSubmit()))
+	mux.Handle("POST /logout", route("POST /logout", s.web.Logout()))
+	mux.Handle("GET /assets/", route("GET /assets/", s.web.Assets()))
+
+	// Documentation, served from the binary.
+	mux.Handle("GET /openapi.json", route("GET /openapi.json", s.openAPIDocument()))
+	mux.Handle("GET /docs", route("GET /docs", s.web.APIReference(s.api.OpenAPI())))
+	mux.Handle("GET /docs/errors", route("GET /docs/errors", s.web.ErrorReference(s.errorCodes())))
+
+	// Operations.
+	mux.Handle("GET /healthz", route("GET /healthz", http.HandlerFunc(s.healthz)))
+	mux.Handle("GET /readyz", route("GET /readyz", http.HandlerFunc(s.readyz)))
+	mux.Handle("GET /metrics", route("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})))
+	mux.Handle("GET /{$}", route("GET /", http.RedirectHandler("/docs", http.StatusFound)))
+
+	return s.observe(mux)
+}

@@ -1,0 +1,138 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/sessions"
+	"github.com/matchpoint-api/matchpoint/internal/users"
+)
+
+// maxFormBytes bounds a page's form post.
+const maxFormBytes = 64 << 10
+
+func limitForm(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+}
+
+// Login shows the sign-in form.
+func (p *Pages) Login() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rt := safeReturn(r.URL.Query().Get("return_to"))
+		p.render(w, r, http.StatusOK, "login", map[string]any{
+			"Title": "Sign in", "ReturnTo": rt, "CSRF": p.csrfToken(w, r, "login"),
+			"SignupURL": "/signup?" + url.Values{"return_to": {rt}}.Encode(),
+		})
+	})
+}
+
+// LoginSubmit checks the credentials and starts a session.
+func (p *Pages) LoginSubmit() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		limitForm(w, r)
+		if !p.checkCSRF(r, "login") {
+			p.forbidden(w, r)
+			return
+		}
+		rt := safeReturn(r.PostFormValue("return_to"))
+		login := r.PostFormValue("login")
+		u, err := p.cfg.Users.Login(r.Context(), login, r.PostFormValue("password"))
+		if err != nil {
+			if !apperr.IsKind(err, apperr.Unauthenticated) {
+				p.serverError(w, r, err)
+				return
+			}
+			p.render(w, r, http.StatusUnauthorized, "login", map[string]any{
+				"Title": "Sign in", "ReturnTo": rt, "CSRF": p.csrfToken(w, r, "login"), "Login": login,
+				"Error": "Wrong username, email or password.", "SignupURL": "/signup?" + url.Values{"return_to": {rt}}.Encode(),
+			})
+			return
+		}
+		if err := p.startSession(w, r, u.ID); err != nil {
+			p.serverError(w, r, err)
+			return
+		}
+		http.Redirect(w, r, rt, http.StatusSeeOther)
+	})
+}
+
+func (p *Pages) startSession(w http.ResponseWriter, r *http.Request, userID string) error {
+	// A sign-in replaces any earlier session of this browser.
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		_ = p.cfg.Session.End(r.Context(), c.Value)
+	}
+	tok, err := p.cfg.Session.Start(r.Context(), userID)
+	if err != nil {
+		return err
+	}
+	p.setSession(w, tok, int(sessions.TTL.Seconds()))
+	return nil
+}
+
+// Signup shows the registration form.
+func (p *Pages) Signup() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.render(w, r, http.StatusOK, "signup", map[string]any{
+			"Title": "Create your account", "ReturnTo": safeReturn(r.URL.Query().Get("return_to")), "CSRF": p.csrfToken(w, r, "signup"),
+			"MinPassword": users.MinPassword,
+		})
+	})
+}
+
+// SignupSubmit creates the account and signs it in.
+func (p *Pages) SignupSubmit() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		limitForm(w, r)
+		if !p.checkCSRF(r, "signup") {
+			p.forbidden(w, r)
+			return
+		}
+		rt := safeReturn(r.PostFormValue("return_to"))
+		reg := users.Registration{
+			Email: r.PostFormValue("email"), Username: r.PostFormValue("username"), Password: r.PostFormValue("password"),
+			FirstName: r.PostFormValue("first_name"), LastName: r.PostFormValue("last_name"),
+		}
+		u, err := p.cfg.Users.Register(r.Context(), reg)
+		if err != nil {
+			e, ok := apperr.As(err)
+			if !ok || (e.Kind != apperr.Invalid && e.Kind != apperr.Conflict) {
+				p.serverError(w, r, err)
+				return
+			}
+			status := http.StatusUnprocessableEntity
+			if e.Kind == apperr.Conflict {
+				status = http.StatusConflict
+			}
+			p.render(w, r, status, "signup", map[string]any{
+				"Title": "Create your account", "ReturnTo": rt, "CSRF": p.csrfToken(w, r, "signup"), "MinPassword": users.MinPassword,
+				"Error": e.Message, "Field": e.Param, "Form": reg,
+			})
+			return
+		}
+		if err := p.startSession(w, r, u.ID); err != nil {
+			p.serverError(w, r, err)
+			return
+		}
+		http.Redirect(w, r, rt, http.StatusSeeOther)
+	})
+}
+
+// Logout ends the session.
+func (p *Pages) Logout() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		limitForm(w, r)
+		if !p.checkCSRF(r, "logout") {
+			p.forbidden(w, r)
+			return
+		}
+		if c, err := r.Cookie(sessionCookie); err == nil {
+			if err := p.cfg.Session.End(r.Context(), c.Value); err != nil {
+				p.serverError(w, r, err)
+				return
+			}
+		}
+		p.setSession(w, "", -1)
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+	})
+}
