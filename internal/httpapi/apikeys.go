@@ -26,7 +26,6 @@ type APIKey struct {
 	RevokedAt  *string  `json:"revoked_at" format:"date-time"`
 }
 
-
 func apiKeyOf(k *apikeys.Key) APIKey {
 	out := APIKey{Object: "api_key", ID: k.ID, Name: k.Name, Hint: k.Hint, Scopes: k.Scopes, CreatedAt: outbox.FormatTime(k.CreatedAt)}
 	if k.LastUsedAt != nil {

@@ -162,7 +162,7 @@ func (p *Pages) authorizeError(w http.ResponseWriter, r *http.Request, err error
 	}
 	p.render(w, r, http.StatusBadRequest, "error", map[string]any{
 		"Title": "This sign-in link is not valid", "Code": oe.Code, "Message": oe.Description,
-		"Detail": "The application that sent you here is misconfigured, or the link was altered. You have not been signed in to it.",
+		"Detail":  "The application that sent you here is misconfigured, or the link was altered. You have not been signed in to it.",
 		"DocsURL": p.cfg.DocsURL + "#" + oe.Code,
 	})
 }
