@@ -1,0 +1,100 @@
+// Package apptest starts the whole service for tests: a real HTTP server
+// over a real database (SQLite, and PostgreSQL when configured), with a fake
+// clock, and a browser that fills in the service's HTML forms.
+package apptest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/matchpoint-api/matchpoint/internal/app"
+	"github.com/matchpoint-api/matchpoint/internal/clock"
+	"github.com/matchpoint-api/matchpoint/internal/config"
+	"github.com/matchpoint-api/matchpoint/internal/oauth"
+	"github.com/matchpoint-api/matchpoint/internal/store"
+	"github.com/matchpoint-api/matchpoint/internal/testdb"
+	"github.com/matchpoint-api/matchpoint/internal/users"
+)
+
+// Server is a running service.
+type Server struct {
+	URL   string
+	App   *app.App
+	Clock *clock.Fake
+	HTTP  *httptest.Server
+}
+
+// Each runs fn once per engine, each with its own server and database.
+func Each(t *testing.T, fn func(t *testing.T, s *Server)) {
+	t.Helper()
+	for _, d := range testdb.Engines() {
+		t.Run(string(d), func(t *testing.T) { fn(t, Start(t, d)) })
+	}
+}
+
+// Start runs the service on a fresh database of engine d.
+func Start(t testing.TB, d store.Dialect) *Server {
+	t.Helper()
+	dbURL := testdb.NewURL(t, d)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	cfg := config.Config{DatabaseURL: dbURL, BaseURL: base, DocsURL: base + "/docs/errors"}
+	clk := clock.NewFake(time.Now().UTC().Truncate(time.Millisecond))
+	a, err := app.Open(context.Background(), cfg, app.Options{Clock: clk, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: a.Handler}}
+	hs.Start()
+	t.Cleanup(func() {
+		hs.Close()
+		a.Close()
+	})
+	return &Server{URL: base, App: a, Clock: clk, HTTP: hs}
+}
+
+// Password is the password of every user made by User.
+const Password = "correct horse battery"
+
+// User registers an account.
+func (s *Server) User(t testing.TB, username string) *users.User {
+	t.Helper()
+	u, err := s.App.Users.Register(context.Background(), users.Registration{
+		Email: username + "@example.com", Username: username, Password: Password, FirstName: username,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// Client registers an OAuth client owned by the first-party account unless
+// spec names an owner, and returns it with its secret.
+func (s *Server) Client(t testing.TB, spec oauth.ClientSpec) (*oauth.Client, string) {
+	t.Helper()
+	ctx := context.Background()
+	if spec.OwnerID == "" {
+		sys, err := s.App.Users.EnsureSystemAccount(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.OwnerID, spec.OwnerTier = sys.ID, sys.Tier
+	}
+	if spec.Name == "" {
+		spec.Name = "Test App"
+	}
+	c, secret, err := s.App.OAuth.RegisterClient(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, secret
+}
