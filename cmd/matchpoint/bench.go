@@ -2,10 +2,49 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
+	"time"
+
+	"github.com/matchpoint-api/matchpoint/internal/bench"
 )
 
-func bench(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	return fmt.Errorf("not yet")
+const benchUsage = `usage: matchpoint bench <api|token> [flags]
+
+  api     requests/second of GET /v1/users/me with a bearer token, against a
+          bare handler serving the same JSON in the same process (the ratio
+          is the figure to compare across machines)
+  token   grants/second of POST /oauth/token: code exchange and refresh
+
+Each runs the service on a throwaway database: a temporary SQLite file, or a
+fresh schema of --postgres (dropped afterwards).
+`
+
+func benchCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || (args[0] != "api" && args[0] != "token") {
+		fmt.Fprint(stderr, benchUsage)
+		return errUsage
+	}
+	fs := flag.NewFlagSet("bench "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := bench.Options{}
+	fs.StringVar(&o.DatabaseURL, "postgres", "", "postgres://... server to measure on (default: SQLite)")
+	fs.IntVar(&o.Concurrency, "concurrency", 8, "concurrent clients")
+	fs.DurationVar(&o.Duration, "duration", 3*time.Second, "length of each measured round (api)")
+	fs.IntVar(&o.Rounds, "rounds", 3, "rounds of each configuration (api)")
+	fs.IntVar(&o.Grants, "grants", 1000, "grants of each type (token)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return errUsage
+	}
+	if o.Concurrency < 1 || o.Rounds < 1 || o.Duration <= 0 || o.Grants < 1 {
+		return fmt.Errorf("--concurrency, --rounds, --duration and --grants must be positive")
+	}
+	var err error
+	if args[0] == "api" {
+		_, err = bench.API(ctx, o, stdout)
+	} else {
+		_, err = bench.Token(ctx, o, stdout)
+	}
+	return err
 }

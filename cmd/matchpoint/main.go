@@ -53,7 +53,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "admin":
 		err = admin(ctx, args[1:], getenv, stdout, stderr)
 	case "bench":
-		err = bench(ctx, args[1:], getenv, stdout, stderr)
+		err = benchCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
