@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/apptest"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/users"
@@ -195,3 +197,14 @@ func (f *flow) tokens(scope string) map[string]any {
 }
 
 func str(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+
+// keyFor makes a broad API key for u, for tests that are not about scopes.
+func keyFor(t testing.TB, s *apptest.Server, u *users.User) string {
+	t.Helper()
+	_, k, err := s.App.Keys.Create(context.Background(), apikeys.Spec{UserID: u.ID, OwnerTier: u.Tier, Name: "fuzz",
+		Scopes: []string{"read", "write", "profile"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}

@@ -1,0 +1,53 @@
+package e2e
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/matchpoint-api/matchpoint/internal/apptest"
+	"github.com/matchpoint-api/matchpoint/internal/store"
+)
+
+// FuzzJSONBody sends arbitrary bodies to the JSON endpoints of the API, on a
+// real server and database: whatever the bytes, the answer is a success or
+// a 4xx problem, never a 5xx, and the server keeps serving.
+func FuzzJSONBody(f *testing.F) {
+	for _, seed := range []string{
+		`{"first_name":"Ann","sports":["Tennis"],"skill_levels":{"tennis":"expert"}}`,
+		`{"latitude":null,"longitude":null}`, `{"latitude":1e400}`, `{"availability":[{"day":"monday","start":"24:00","end":"23:59"}]}`,
+		`{"privacy":{"profile_visibility":"members","discoverable":false}}`, `{"sports":[1,2]}`, `{"bio":"\u0000"}`,
+		`[]`, `null`, `"x"`, `{"a":` + strings.Repeat("[", 5000), `{"username":"ann","username":"bob"}`, "\xff\xfe",
+		`{"name":"k","scopes":["read","read"]}`, `{"document_type":"passport","note":"` + strings.Repeat("é", 600) + `"}`,
+	} {
+		f.Add(0, seed)
+		f.Add(1, seed)
+		f.Add(2, seed)
+	}
+	// One server per fuzzing process: starting one per input would measure
+	// start-up, not the API.
+	s := apptest.Start(f, store.SQLite)
+	fuzzKey := keyFor(f, s, s.User(f, "fuzzer"))
+	f.Fuzz(func(t *testing.T, target int, body string) {
+		method, path := "PATCH", "/v1/users/me"
+		switch uint(target) % 3 {
+		case 1:
+			method, path = "POST", "/v1/api-keys"
+		case 2:
+			method, path = "POST", "/v1/users/me/verification"
+		}
+		req, _ := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+fuzzKey)
+		req.Header.Set("Content-Type", "application/json")
+		r := do(t, req)
+		if r.Status >= 500 {
+			t.Fatalf("%s %s with %q: %d %s", method, path, body, r.Status, r.Body)
+		}
+		if r.Status >= 400 && r.Header.Get("Content-Type") != "application/problem+json" {
+			t.Fatalf("%d without a problem body: %s", r.Status, r.Body)
+		}
+		if got := api(t, s, "GET", "/v1/users/me", fuzzKey, ""); got.Status != 200 {
+			t.Fatalf("server stopped serving after %q: %d %s", body, got.Status, got.Body)
+		}
+	})
+}
