@@ -44,17 +44,6 @@ type apiKeyOut struct {
 	Body     APIKey
 }
 
-// keyManager refuses third-party OAuth apps: a key minted through one would
-// outlive the user's revocation of that app. API keys themselves and the
-// service's own first-party clients may manage keys.
-func keyManager(ctx context.Context) (*auth.Principal, error) {
-	p := principalOf(ctx)
-	if p.APIKeyID == "" && !p.FirstParty {
-		return nil, apperr.Forbiddenf("forbidden", "API keys are managed with an API key or in the dashboard, not by third-party applications")
-	}
-	return p, nil
-}
-
 func (s *server) registerAPIKeys() {
 	tags := []string{"API keys"}
 	huma.Register(s.api, huma.Operation{
@@ -69,7 +58,7 @@ func (s *server) registerAPIKeys() {
 			Scopes []string `json:"scopes,omitempty" maxItems:"6" doc:"Default: read"`
 		}
 	}) (*apiKeyOut, error) {
-		p, err := keyManager(ctx)
+		p, err := accountManager(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +82,7 @@ func (s *server) registerAPIKeys() {
 		Description: "Oldest first, revoked ones included; never the keys themselves. Scope: read.",
 		Security:    requires(auth.ScopeRead),
 	}, func(ctx context.Context, in *struct{ ListParams }) (*struct{ Body List[APIKey] }, error) {
-		p, err := keyManager(ctx)
+		p, err := accountManager(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -114,7 +103,7 @@ func (s *server) registerAPIKeys() {
 		OperationID: "get-api-key", Method: http.MethodGet, Path: "/v1/api-keys/{id}", Tags: tags,
 		Summary: "An API key", Description: "Scope: read.", Security: requires(auth.ScopeRead),
 	}, func(ctx context.Context, in *keyIn) (*struct{ Body APIKey }, error) {
-		p, err := keyManager(ctx)
+		p, err := accountManager(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +120,7 @@ func (s *server) registerAPIKeys() {
 		Description: "The key stops working at once, on every node. Answers the revoked record. Scope: write.",
 		Security:    requires(auth.ScopeWrite),
 	}, func(ctx context.Context, in *keyIn) (*struct{ Body APIKey }, error) {
-		p, err := keyManager(ctx)
+		p, err := accountManager(ctx)
 		if err != nil {
 			return nil, err
 		}

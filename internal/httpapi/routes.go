@@ -18,6 +18,7 @@ func (s *server) routes() http.Handler {
 	s.registerUsers()
 	s.registerVerification()
 	s.registerAPIKeys()
+	s.registerAuthorizations()
 	s.registerSports()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))

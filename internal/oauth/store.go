@@ -98,4 +98,18 @@ type Store interface {
 	RevokeAccessToken(ctx context.Context, id string, at time.Time) error
 	// RevokeGrant revokes a grant and so every token of its family.
 	RevokeGrant(ctx context.Context, grantID string, at time.Time) error
+
+	// AuthorizedApps lists the clients a user has consented to.
+	AuthorizedApps(ctx context.Context, userID string) ([]AuthorizedApp, error)
+	// RevokeClientAccess revokes every grant of a user to a client and forgets
+	// the consent; false if there was none.
+	RevokeClientAccess(ctx context.Context, userID, clientID string, at time.Time) (bool, error)
+}
+
+// AuthorizedApp is a client a user has let act for them.
+type AuthorizedApp struct {
+	ClientID   string
+	ClientName string
+	Scopes     []string
+	UpdatedAt  time.Time
 }

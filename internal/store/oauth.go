@@ -262,3 +262,49 @@ func (s *OAuth) RevokeGrant(ctx context.Context, grantID string, at time.Time) e
 	}
 	return nil
 }
+
+// AuthorizedApps lists a user's consents with their clients' names.
+func (s *OAuth) AuthorizedApps(ctx context.Context, userID string) ([]oauth.AuthorizedApp, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT c.id, c.name, k.scope, k.updated_at FROM oauth_consents k
+		JOIN oauth_clients c ON c.id = k.client_id WHERE k.user_id = $1 AND c.revoked_at IS NULL ORDER BY k.updated_at DESC, c.id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("store: list authorized apps: %w", err)
+	}
+	defer rows.Close()
+	var out []oauth.AuthorizedApp
+	for rows.Next() {
+		var a oauth.AuthorizedApp
+		var scope string
+		var updated int64
+		if err := rows.Scan(&a.ClientID, &a.ClientName, &scope, &updated); err != nil {
+			return nil, fmt.Errorf("store: list authorized apps: %w", err)
+		}
+		a.Scopes, a.UpdatedAt = strings.Fields(scope), fromMicros(updated)
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// RevokeClientAccess revokes a user's grants to a client and the consent.
+func (s *OAuth) RevokeClientAccess(ctx context.Context, userID, clientID string, at time.Time) (bool, error) {
+	var found bool
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM oauth_consents WHERE user_id = $1 AND client_id = $2`, userID, clientID)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		res, err = tx.ExecContext(ctx, `UPDATE oauth_grants SET revoked_at = $3 WHERE user_id = $1 AND client_id = $2 AND revoked_at IS NULL`,
+			userID, clientID, micros(at))
+		if err != nil {
+			return err
+		}
+		m, _ := res.RowsAffected()
+		found = n > 0 || m > 0
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: revoke client access: %w", err)
+	}
+	return found, nil
+}
