@@ -16,6 +16,10 @@ import (
 // shutdownGrace is how long in-flight requests get to finish on SIGTERM.
 const shutdownGrace = 30 * time.Second
 
+// janitorEvery is how often expired sessions, codes, tokens and idempotency
+// keys are deleted.
+const janitorEvery = 10 * time.Minute
+
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	start := time.Now()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -48,6 +52,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	jctx, stopJanitor := context.WithCancel(context.Background())
+	defer stopJanitor()
+	go a.RunJanitor(jctx, janitorEvery, log)
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", a.DB.Dialect,
 		"startup", time.Since(start).Round(time.Millisecond).String())
 

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -116,3 +117,22 @@ func randomKey() string {
 
 // Close releases the database.
 func (a *App) Close() error { return a.DB.Close() }
+
+// RunJanitor purges expired rows every interval until ctx ends.
+func (a *App) RunJanitor(ctx context.Context, interval time.Duration, log *slog.Logger) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		n, err := a.DB.PurgeExpired(ctx, a.Clock.Now(), idempotency.TTL)
+		if err != nil && ctx.Err() == nil {
+			log.Warn("purge expired rows", "error", err.Error())
+		} else if err == nil {
+			log.Debug("purged expired rows", "deleted", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,37 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Retention after expiry. Expired codes and access tokens are kept a day so
+// that a late replay still gets "expired" or "already used" (and reuse
+// detection) instead of "unknown"; used refresh tokens are kept until they
+// expire, because presenting one again must revoke its family.
+const keepAfterExpiry = 24 * time.Hour
+
+// PurgeExpired deletes rows nothing can use any more and returns how many of
+// each. Every node may run it at any time: the deletes are idempotent.
+func (db *DB) PurgeExpired(ctx context.Context, now time.Time, idempotencyTTL time.Duration) (map[string]int64, error) {
+	jobs := []struct {
+		table, query string
+		arg          time.Time
+	}{
+		{"web_sessions", `DELETE FROM web_sessions WHERE expires_at < $1`, now},
+		{"idempotency_keys", `DELETE FROM idempotency_keys WHERE created_at < $1`, now.Add(-idempotencyTTL)},
+		{"oauth_codes", `DELETE FROM oauth_codes WHERE expires_at < $1`, now.Add(-keepAfterExpiry)},
+		{"oauth_access_tokens", `DELETE FROM oauth_access_tokens WHERE expires_at < $1`, now.Add(-keepAfterExpiry)},
+		{"oauth_refresh_tokens", `DELETE FROM oauth_refresh_tokens WHERE expires_at < $1`, now},
+	}
+	out := map[string]int64{}
+	for _, j := range jobs {
+		res, err := db.ExecContext(ctx, j.query, micros(j.arg))
+		if err != nil {
+			return out, fmt.Errorf("store: purge %s: %w", j.table, err)
+		}
+		out[j.table], _ = res.RowsAffected()
+	}
+	return out, nil
+}
