@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/bench"
@@ -34,11 +36,23 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 	fs.DurationVar(&o.Duration, "duration", 3*time.Second, "length of each measured round (api)")
 	fs.IntVar(&o.Rounds, "rounds", 3, "rounds of each configuration (api)")
 	fs.IntVar(&o.Grants, "grants", 1000, "grants of each type (token)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
 	}
 	if o.Concurrency < 1 || o.Rounds < 1 || o.Duration <= 0 || o.Grants < 1 {
 		return fmt.Errorf("--concurrency, --rounds, --duration and --grants must be positive")
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var err error
 	if args[0] == "api" {

@@ -31,6 +31,7 @@ const (
 type DB struct {
 	*sql.DB
 	Dialect Dialect
+	cache   stmtCache
 }
 
 // Open connects to a database URL: "sqlite:PATH" or "postgres://...".

@@ -28,17 +28,17 @@ const userColumns = `id, COALESCE(email, ''), username, first_name, last_name, C
 
 type scanner interface{ Scan(...any) error }
 
-func scanUser(row scanner) (*users.User, error) {
+func scanUser(row scanner, extra ...any) (*users.User, error) {
 	var u users.User
 	var lat, lon sql.NullFloat64
 	var limit sql.NullInt64
 	var avail string
 	var created, updated int64
-	err := row.Scan(&u.ID, &u.Email, &u.Username, &u.FirstName, &u.LastName, &u.PasswordHash,
+	dest := append([]any{&u.ID, &u.Email, &u.Username, &u.FirstName, &u.LastName, &u.PasswordHash,
 		&u.Location, &lat, &lon, &u.TravelRadiusKM, &u.Bio, &u.Timezone, &avail,
 		&u.Privacy.ProfileVisibility, &u.Privacy.Discoverable, &u.Privacy.ShowLocation, &u.Verified,
-		&u.Role, &u.Tier, &limit, &created, &updated)
-	if err != nil {
+		&u.Role, &u.Tier, &limit, &created, &updated}, extra...)
+	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
 	if lat.Valid && lon.Valid {
@@ -148,34 +148,57 @@ func (s *Users) CreateUser(ctx context.Context, u *users.User, ev *outbox.Event)
 	})
 }
 
+// one reads a live account and its sports in one round trip: one row per
+// sport (or a single row with NULLs when there are none).
 func (s *Users) one(ctx context.Context, where string, arg any) (*users.User, error) {
-	u, err := scanUser(s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE deleted_at IS NULL AND `+where, arg))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, apperr.NotFoundf("no such user")
-	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+userColumns+`, user_sports.sport, user_sports.skill_level
+		FROM users LEFT JOIN user_sports ON user_sports.user_id = users.id
+		WHERE users.deleted_at IS NULL AND `+where+` ORDER BY user_sports.position`, arg)
 	if err != nil {
 		return nil, fmt.Errorf("store: get user: %w", err)
 	}
-	if err := loadSports(ctx, s.db, u); err != nil {
-		return nil, err
+	defer rows.Close()
+	var u *users.User
+	for rows.Next() {
+		var sport, level sql.NullString
+		row, err := scanUser(rows, &sport, &level)
+		if err != nil {
+			return nil, fmt.Errorf("store: get user: %w", err)
+		}
+		if u == nil {
+			u = row
+			u.Sports, u.SkillLevels = []string{}, map[string]string{}
+		}
+		if sport.Valid {
+			u.Sports = append(u.Sports, sport.String)
+			if level.Valid {
+				u.SkillLevels[sport.String] = level.String
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: get user: %w", err)
+	}
+	if u == nil {
+		return nil, apperr.NotFoundf("no such user")
 	}
 	return u, nil
 }
 
 // UserByID returns a live account.
 func (s *Users) UserByID(ctx context.Context, id string) (*users.User, error) {
-	return s.one(ctx, `id = $1`, id)
+	return s.one(ctx, `users.id = $1`, id)
 }
 
 // UserByUsername returns a live account by username.
 func (s *Users) UserByUsername(ctx context.Context, username string) (*users.User, error) {
-	return s.one(ctx, `username_key = $1`, strings.ToLower(username))
+	return s.one(ctx, `users.username_key = $1`, strings.ToLower(username))
 }
 
 // UserByLogin returns a live account by email or username.
 func (s *Users) UserByLogin(ctx context.Context, login string) (*users.User, error) {
 	if strings.Contains(login, "@") {
-		return s.one(ctx, `email_key = $1`, strings.ToLower(login))
+		return s.one(ctx, `users.email_key = $1`, strings.ToLower(login))
 	}
 	return s.UserByUsername(ctx, login)
 }
