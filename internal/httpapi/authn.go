@@ -118,3 +118,24 @@ func principalOf(ctx context.Context) *auth.Principal {
 	}
 	return p
 }
+
+// accountManager admits the credentials that may manage the account's own
+// credentials: API keys and first-party clients, not third-party apps, which
+// must not see or undo other apps' access (nor mint keys that outlive theirs).
+func accountManager(ctx context.Context) (*auth.Principal, error) {
+	p := principalOf(ctx)
+	if p.APIKeyID == "" && !p.FirstParty {
+		return nil, apperr.Forbiddenf("forbidden", "this is managed with an API key or in the dashboard, not by third-party applications")
+	}
+	return p, nil
+}
+
+// operator refuses callers that are not an operator account acting with the
+// admin scope (scope checks alone let any Enterprise customer through).
+func operator(ctx context.Context) (*auth.Principal, error) {
+	p := principalOf(ctx)
+	if !p.IsOperator() {
+		return nil, apperr.Forbiddenf("forbidden", "only operators of this service may review verification requests")
+	}
+	return p, nil
+}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/matchpoint-api/matchpoint/internal/apperr"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/outbox"
 )
@@ -18,17 +17,6 @@ type Authorization struct {
 	ClientName string   `json:"client_name"`
 	Scopes     []string `json:"scopes" doc:"Every scope the user has granted the application"`
 	UpdatedAt  string   `json:"updated_at" format:"date-time"`
-}
-
-// accountManager admits the credentials that may manage the account's own
-// credentials: API keys and first-party clients, not third-party apps, which
-// must not see or undo other apps' access (nor mint keys that outlive theirs).
-func accountManager(ctx context.Context) (*auth.Principal, error) {
-	p := principalOf(ctx)
-	if p.APIKeyID == "" && !p.FirstParty {
-		return nil, apperr.Forbiddenf("forbidden", "this is managed with an API key or in the dashboard, not by third-party applications")
-	}
-	return p, nil
 }
 
 func (s *server) registerAuthorizations() {

@@ -14,28 +14,6 @@ import (
 // replayedHeaders are the response headers kept with an idempotent answer.
 var replayedHeaders = []string{"Content-Type", "Location", "Matchpoint-Maturity"}
 
-// teeWriter keeps a copy of what a handler writes.
-type teeWriter struct {
-	http.ResponseWriter
-	status int
-	buf    bytes.Buffer
-}
-
-func (t *teeWriter) WriteHeader(code int) {
-	if t.status == 0 {
-		t.status = code
-	}
-	t.ResponseWriter.WriteHeader(code)
-}
-
-func (t *teeWriter) Write(b []byte) (int, error) {
-	if t.status == 0 {
-		t.status = http.StatusOK
-	}
-	t.buf.Write(b)
-	return t.ResponseWriter.Write(b)
-}
-
 // idempotent replays the first answer to a POST retried with the same
 // Idempotency-Key and body, per credential. Server errors are not kept, so a
 // retry after one runs again.
@@ -72,7 +50,7 @@ func (s *server) idempotent(next http.Handler) http.Handler {
 			_, _ = w.Write(rec.Body)
 			return
 		}
-		tw := &teeWriter{ResponseWriter: w}
+		tw := &recorder{ResponseWriter: w, tee: &bytes.Buffer{}}
 		finished := false
 		defer func() {
 			if !finished {
@@ -84,7 +62,7 @@ func (s *server) idempotent(next http.Handler) http.Handler {
 		if tw.status == 0 || tw.status >= 500 {
 			return
 		}
-		saved := &idempotency.Record{Status: tw.status, Headers: map[string]string{}, Body: tw.buf.Bytes()}
+		saved := &idempotency.Record{Status: tw.status, Headers: map[string]string{}, Body: tw.tee.Bytes()}
 		for _, h := range replayedHeaders {
 			if v := w.Header().Get(h); v != "" {
 				saved.Headers[h] = v

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base32"
@@ -62,30 +63,35 @@ func setUser(ctx context.Context, userID string) {
 	}
 }
 
-// statusRecorder remembers the status a handler wrote.
-type statusRecorder struct {
+// recorder remembers the status and size a handler wrote and, when tee is
+// set, keeps a copy of the body (for idempotent replay).
+type recorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int
+	tee    *bytes.Buffer
 }
 
-func (s *statusRecorder) WriteHeader(code int) {
+func (s *recorder) WriteHeader(code int) {
 	if s.status == 0 {
 		s.status = code
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
 
-func (s *statusRecorder) Write(b []byte) (int, error) {
+func (s *recorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK
+	}
+	if s.tee != nil {
+		s.tee.Write(b)
 	}
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += n
 	return n, err
 }
 
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+func (s *recorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 type metrics struct {
 	requests *prometheus.CounterVec
@@ -123,7 +129,7 @@ func (s *server) observe(next http.Handler) http.Handler {
 		ctx = context.WithValue(ctx, routeKey, ri)
 		ctx = context.WithValue(ctx, problemsKey, s.problems)
 		r = r.WithContext(ctx)
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &recorder{ResponseWriter: w}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {

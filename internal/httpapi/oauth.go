@@ -66,6 +66,14 @@ func parseTokenRequest(contentType, authorization string, body []byte) (*tokenRe
 	return tr, nil
 }
 
+// token is the token parameter of revocation and introspection.
+func (tr *tokenRequest) token() (string, error) {
+	if tok := tr.form.Get("token"); tok != "" {
+		return tok, nil
+	}
+	return "", &oauth.Error{Code: oauth.ErrInvalidRequest, Description: "token is required"}
+}
+
 // parseBasic decodes Basic credentials, whose parts are form-encoded
 // (RFC 6749 2.3.1) before base64.
 func parseBasic(h string) (string, string, bool) {
@@ -152,9 +160,9 @@ func (s *server) tokenEndpoint() http.Handler {
 // revokeEndpoint is POST /oauth/revoke (RFC 7009).
 func (s *server) revokeEndpoint() http.Handler {
 	return s.oauthEndpoint(func(w http.ResponseWriter, r *http.Request, tr *tokenRequest, c *oauth.Client) error {
-		tok := tr.form.Get("token")
-		if tok == "" {
-			return &oauth.Error{Code: oauth.ErrInvalidRequest, Description: "token is required"}
+		tok, err := tr.token()
+		if err != nil {
+			return err
 		}
 		if err := s.oauth.Revoke(r.Context(), c, tok); err != nil {
 			return err
@@ -167,9 +175,9 @@ func (s *server) revokeEndpoint() http.Handler {
 // introspectEndpoint is POST /oauth/introspect (RFC 7662).
 func (s *server) introspectEndpoint() http.Handler {
 	return s.oauthEndpoint(func(w http.ResponseWriter, r *http.Request, tr *tokenRequest, c *oauth.Client) error {
-		tok := tr.form.Get("token")
-		if tok == "" {
-			return &oauth.Error{Code: oauth.ErrInvalidRequest, Description: "token is required"}
+		tok, err := tr.token()
+		if err != nil {
+			return err
 		}
 		res, err := s.oauth.Introspect(r.Context(), c, tok)
 		if err != nil {

@@ -44,16 +44,6 @@ type reviewIn struct {
 	}
 }
 
-// operator refuses callers that are not an operator account acting with the
-// admin scope (scope checks alone let any Enterprise customer through).
-func operator(ctx context.Context) (*auth.Principal, error) {
-	p := principalOf(ctx)
-	if !p.IsOperator() {
-		return nil, apperr.Forbiddenf("forbidden", "only operators of this service may review verification requests")
-	}
-	return p, nil
-}
-
 func (s *server) registerVerification() {
 	tags := []string{"ID verification"}
 	huma.Register(s.api, huma.Operation{
