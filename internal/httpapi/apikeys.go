@@ -49,7 +49,7 @@ func (s *server) registerAPIKeys() {
 	huma.Register(s.api, huma.Operation{
 		OperationID: "create-api-key", Method: http.MethodPost, Path: "/v1/api-keys", Tags: tags,
 		Summary:       "Create an API key",
-		Description:   "The answer holds the key itself, once; it is stored only as a hash. A key acts as your account with its own scopes, which must be within the calling credential's. Scope: write.",
+		Description:   "The answer holds the key itself, once; it is stored only as a hash (a retry with the same Idempotency-Key replays the answer without it). A key acts as your account with its own scopes, which must be within the calling credential's. Scope: write.",
 		Security:      requires(auth.ScopeWrite),
 		DefaultStatus: http.StatusCreated,
 	}, func(ctx context.Context, in *struct {
@@ -73,6 +73,7 @@ func (s *server) registerAPIKeys() {
 		}
 		out := apiKeyOf(k)
 		out.Key = secret
+		keepSecretOut(ctx, "key")
 		return &apiKeyOut{Location: "/v1/api-keys/" + k.ID, Body: out}, nil
 	})
 

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -62,7 +63,12 @@ func (s *server) idempotent(next http.Handler) http.Handler {
 		if tw.status == 0 || tw.status >= 500 {
 			return
 		}
-		saved := &idempotency.Record{Status: tw.status, Headers: map[string]string{}, Body: tw.tee.Bytes()}
+		body, err = withoutFields(tw.tee.Bytes(), secretFieldsOf(r.Context()))
+		if err != nil {
+			Logger(r.Context()).ErrorContext(r.Context(), "redact idempotent response", "error", err.Error())
+			return
+		}
+		saved := &idempotency.Record{Status: tw.status, Headers: map[string]string{}, Body: body}
 		for _, h := range replayedHeaders {
 			if v := w.Header().Get(h); v != "" {
 				saved.Headers[h] = v
@@ -74,4 +80,20 @@ func (s *server) idempotent(next http.Handler) http.Handler {
 		}
 		finished = true
 	})
+}
+
+// withoutFields drops top-level fields from a JSON object body, so a secret
+// shown once (a new API key) is never stored with the replayable response.
+func withoutFields(body []byte, fields []string) ([]byte, error) {
+	if len(fields) == 0 {
+		return body, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(body, &obj); err != nil {
+		return nil, err
+	}
+	for _, f := range fields {
+		delete(obj, f)
+	}
+	return json.Marshal(obj)
 }

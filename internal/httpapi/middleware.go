@@ -49,12 +49,31 @@ func newRequestID() string {
 // requestInfo is filled in by inner handlers for the access log and metrics:
 // the matched route (metrics are labelled by pattern, not by raw path, which
 // holds ids) and the calling account.
-type requestInfo struct{ route, userID string }
+type requestInfo struct {
+	route, userID string
+	// secretFields are top-level fields of the response body that must not
+	// be kept at rest (the idempotency record): a replay omits them.
+	secretFields []string
+}
 
 func setRoute(ctx context.Context, pattern string) {
 	if ri, ok := ctx.Value(routeKey).(*requestInfo); ok {
 		ri.route = pattern
 	}
+}
+
+// keepSecretOut marks fields of this response that hold a secret shown once.
+func keepSecretOut(ctx context.Context, fields ...string) {
+	if ri, ok := ctx.Value(routeKey).(*requestInfo); ok {
+		ri.secretFields = append(ri.secretFields, fields...)
+	}
+}
+
+func secretFieldsOf(ctx context.Context) []string {
+	if ri, ok := ctx.Value(routeKey).(*requestInfo); ok {
+		return ri.secretFields
+	}
+	return nil
 }
 
 func setUser(ctx context.Context, userID string) {

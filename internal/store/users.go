@@ -272,6 +272,9 @@ func (s *Users) DeleteUser(ctx context.Context, id string, at time.Time, ev *out
 			`UPDATE oauth_grants SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL`,
 			`UPDATE api_keys SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL`,
 			`UPDATE oauth_clients SET revoked_at = $2 WHERE owner_id = $1 AND revoked_at IS NULL`,
+			// Stored responses of the account's credentials may hold its data.
+			`DELETE FROM idempotency_keys WHERE owner IN (SELECT 'key:' || id FROM api_keys WHERE user_id = $1)
+				OR owner IN (SELECT 'oauth:' || id || ':' || $1 FROM oauth_clients)`,
 		} {
 			args := []any{id}
 			if strings.Contains(q, "$2") {
@@ -281,6 +284,52 @@ func (s *Users) DeleteUser(ctx context.Context, id string, at time.Time, ev *out
 				return fmt.Errorf("store: delete user: %w", err)
 			}
 		}
+		if err := redactUserEvents(ctx, tx, id); err != nil {
+			return err
+		}
 		return appendEvent(ctx, tx, ev)
 	})
+}
+
+// redactUserEvents rewrites the account's earlier user.* events so that
+// their data holds the id alone: an erased account's email and names must
+// not live on in the outbox, or reach a webhook subscriber later.
+func redactUserEvents(ctx context.Context, tx *sql.Tx, userID string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, payload FROM outbox_events WHERE user_id = $1 AND type LIKE 'user.%'`, userID)
+	if err != nil {
+		return fmt.Errorf("store: read events to redact: %w", err)
+	}
+	type row struct{ id, payload string }
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.payload); err != nil {
+			rows.Close()
+			return fmt.Errorf("store: read events to redact: %w", err)
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	redacted, err := json.Marshal(map[string]any{"id": userID, "redacted": true})
+	if err != nil {
+		return err
+	}
+	for _, r := range all {
+		var env outbox.Envelope
+		if err := json.Unmarshal([]byte(r.payload), &env); err != nil {
+			return fmt.Errorf("store: event %s: %w", r.id, err)
+		}
+		env.Data = map[string]json.RawMessage{"user": redacted}
+		b, err := json.Marshal(env)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE outbox_events SET payload = $2 WHERE id = $1`, r.id, string(b)); err != nil {
+			return fmt.Errorf("store: redact event %s: %w", r.id, err)
+		}
+	}
+	return nil
 }
