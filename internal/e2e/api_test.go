@@ -418,4 +418,3 @@ func toStrings(v any) []string {
 	}
 	return out
 }
-
