@@ -54,7 +54,7 @@ func New(cfg Config) (*Pages, error) {
 		cfg.Logger = slog.Default()
 	}
 	p := &Pages{cfg: cfg, origin: u.Scheme + "://" + u.Host, secure: u.Scheme == "https", tmpl: map[string]*template.Template{}}
-	funcs := template.FuncMap{"lower": strings.ToLower, "join": strings.Join}
+	funcs := template.FuncMap{"slug": slug, "join": strings.Join}
 	for _, name := range []string{"login", "signup", "consent", "error", "apidocs", "errors"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
@@ -126,4 +126,9 @@ func (p *Pages) serverError(w http.ResponseWriter, r *http.Request, err error) {
 	p.render(w, r, http.StatusInternalServerError, "error", map[string]any{
 		"Title": "Something went wrong", "Message": "Something went wrong on our side. Please try again.",
 	})
+}
+
+// slug makes an HTML id from a heading: "Users and profiles" -> "users-and-profiles".
+func slug(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(s)), "-")
 }
