@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -24,13 +25,24 @@ const (
 
 var b64 = base64.RawStdEncoding
 
+// hashSlots bounds concurrent argon2 runs: each takes 19 MiB and a core for
+// tens of milliseconds, so a burst of sign-ins must queue rather than take
+// the memory and CPU of every other request.
+var hashSlots = make(chan struct{}, max(2, runtime.NumCPU()))
+
+func argonKey(pw string, salt []byte, t, mem uint32, threads uint8, keyLen uint32) []byte {
+	hashSlots <- struct{}{}
+	defer func() { <-hashSlots }()
+	return argon2.IDKey([]byte(pw), salt, t, mem, threads, keyLen)
+}
+
 // HashPassword returns a PHC-format argon2id hash of pw.
 func HashPassword(pw string) string {
 	salt := make([]byte, argonSaltLen)
 	if _, err := rand.Read(salt); err != nil {
 		panic("secrets: no randomness: " + err.Error())
 	}
-	key := argon2.IDKey([]byte(pw), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	key := argonKey(pw, salt, argonTime, argonMemory, argonThreads, argonKeyLen)
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s",
 		argon2.Version, argonMemory, argonTime, argonThreads, b64.EncodeToString(salt), b64.EncodeToString(key))
 }
@@ -58,7 +70,10 @@ func CheckPassword(hash, pw string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("secrets: bad key: %w", err)
 	}
-	got := argon2.IDKey([]byte(pw), salt, t, mem, p, uint32(len(want)))
+	if mem > 4*argonMemory || t > 10 || len(want) > 64 {
+		return false, errors.New("secrets: argon2 parameters out of bounds")
+	}
+	got := argonKey(pw, salt, t, mem, p, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
 }
 
