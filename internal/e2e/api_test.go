@@ -418,3 +418,34 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+func TestCORS(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, s *apptest.Server) {
+		k := key(t, s, s.User(t, "browser"), "read")
+		// Preflight: answered before authentication.
+		for _, path := range []string{"/v1/users/me", "/oauth/token"} {
+			req, _ := http.NewRequest("OPTIONS", s.URL+path, nil)
+			req.Header.Set("Origin", "https://spa.example")
+			req.Header.Set("Access-Control-Request-Method", "POST")
+			req.Header.Set("Access-Control-Request-Headers", "authorization, content-type")
+			r := do(t, req)
+			if r.Status != 204 || r.Header.Get("Access-Control-Allow-Origin") != "*" ||
+				!strings.Contains(r.Header.Get("Access-Control-Allow-Headers"), "Authorization") {
+				t.Fatalf("preflight %s: %d %v", path, r.Status, r.Header)
+			}
+		}
+		req, _ := http.NewRequest("GET", s.URL+"/v1/users/me", nil)
+		req.Header.Set("Origin", "https://spa.example")
+		req.Header.Set("Authorization", "Bearer "+k)
+		r := do(t, req)
+		if r.Status != 200 || r.Header.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(r.Header.Get("Access-Control-Expose-Headers"), "Request-Id") {
+			t.Fatalf("API response: %d %v", r.Status, r.Header)
+		}
+		// The cookie-based pages are not readable cross-origin.
+		req, _ = http.NewRequest("GET", s.URL+"/login", nil)
+		req.Header.Set("Origin", "https://spa.example")
+		if r := do(t, req); r.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Fatal("the sign-in page allows cross-origin reads")
+		}
+	})
+}

@@ -22,16 +22,17 @@ func (s *server) routes() http.Handler {
 	s.registerSports()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
-	api := limitBody(s.authenticate(s.idempotent(apiMux)))
+	api := cors(limitBody(s.authenticate(s.idempotent(apiMux))))
 	mux.Handle("/v1/", api)
 	mux.Handle("/api/v1/", api)
 
 	// OAuth 2.0 (API document 4.1): pages for people, endpoints for clients.
 	mux.Handle("GET /oauth/authorize", route("GET /oauth/authorize", s.web.Authorize()))
 	mux.Handle("POST /oauth/authorize", route("POST /oauth/authorize", s.web.Decide()))
-	mux.Handle("POST /oauth/token", route("POST /oauth/token", s.tokenEndpoint()))
-	mux.Handle("POST /oauth/revoke", route("POST /oauth/revoke", s.revokeEndpoint()))
-	mux.Handle("POST /oauth/introspect", route("POST /oauth/introspect", s.introspectEndpoint()))
+	mux.Handle("POST /oauth/token", route("POST /oauth/token", cors(s.tokenEndpoint())))
+	mux.Handle("POST /oauth/revoke", route("POST /oauth/revoke", cors(s.revokeEndpoint())))
+	mux.Handle("POST /oauth/introspect", route("POST /oauth/introspect", cors(s.introspectEndpoint())))
+	mux.Handle("OPTIONS /oauth/{endpoint}", route("OPTIONS /oauth/{endpoint}", cors(s.oauthNotFound())))
 	mux.Handle("/oauth/", route("/oauth/", s.oauthNotFound()))
 
 	// Sign-in pages.
