@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,7 +59,7 @@ func (s *Service) RegisterClient(ctx context.Context, spec ClientSpec) (*Client,
 	}
 	for i, u := range spec.RedirectURIs {
 		if why := CheckRedirectURI(u); why != "" {
-			return nil, "", apperr.InvalidParam("redirect_uris["+itoa(i)+"]", "invalid_redirect_uri", "redirect URI %q %s", u, why)
+			return nil, "", apperr.InvalidParam("redirect_uris["+strconv.Itoa(i)+"]", "invalid_redirect_uri", "redirect URI %q %s", u, why)
 		}
 	}
 	scopes := spec.Scopes
@@ -138,11 +139,4 @@ func effectiveScopes(scopes []string, ownerTier string) []string {
 		return scopes
 	}
 	return slices.DeleteFunc(slices.Clone(scopes), func(s string) bool { return s == auth.ScopeAdmin })
-}
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
 }

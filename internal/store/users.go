@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -217,7 +219,7 @@ func (s *Users) ModifyUser(ctx context.Context, id string, fn func(u *users.User
 		if err := loadSports(ctx, tx, u); err != nil {
 			return err
 		}
-		oldSports, oldLevels := strings.Join(u.Sports, "\x00"), fmt.Sprint(u.SkillLevels)
+		oldSports, oldLevels := slices.Clone(u.Sports), maps.Clone(u.SkillLevels)
 		ev, err := fn(u)
 		if err != nil {
 			return err
@@ -237,7 +239,7 @@ func (s *Users) ModifyUser(ctx context.Context, id string, fn func(u *users.User
 		if err != nil {
 			return userConflict(fmt.Errorf("store: update user: %w", err))
 		}
-		if strings.Join(u.Sports, "\x00") != oldSports || fmt.Sprint(u.SkillLevels) != oldLevels {
+		if !slices.Equal(u.Sports, oldSports) || !maps.Equal(u.SkillLevels, oldLevels) {
 			if err := saveSports(ctx, tx, u); err != nil {
 				return err
 			}
