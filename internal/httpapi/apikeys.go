@@ -27,16 +27,8 @@ type APIKey struct {
 }
 
 func apiKeyOf(k *apikeys.Key) APIKey {
-	out := APIKey{Object: "api_key", ID: k.ID, Name: k.Name, Hint: k.Hint, Scopes: k.Scopes, CreatedAt: outbox.FormatTime(k.CreatedAt)}
-	if k.LastUsedAt != nil {
-		s := outbox.FormatTime(*k.LastUsedAt)
-		out.LastUsedAt = &s
-	}
-	if k.RevokedAt != nil {
-		s := outbox.FormatTime(*k.RevokedAt)
-		out.RevokedAt = &s
-	}
-	return out
+	return APIKey{Object: "api_key", ID: k.ID, Name: k.Name, Hint: k.Hint, Scopes: k.Scopes, CreatedAt: outbox.FormatTime(k.CreatedAt),
+		LastUsedAt: optTime(k.LastUsedAt), RevokedAt: optTime(k.RevokedAt)}
 }
 
 type apiKeyOut struct {

@@ -26,13 +26,8 @@ type Verification struct {
 }
 
 func verificationOf(v *users.Verification) Verification {
-	out := Verification{Object: "verification", ID: v.ID, UserID: v.UserID, Status: v.Status, DocumentType: v.DocumentType,
-		Note: v.Note, ReviewNote: v.ReviewNote, CreatedAt: outbox.FormatTime(v.CreatedAt)}
-	if v.ReviewedAt != nil {
-		t := outbox.FormatTime(*v.ReviewedAt)
-		out.ReviewedAt = &t
-	}
-	return out
+	return Verification{Object: "verification", ID: v.ID, UserID: v.UserID, Status: v.Status, DocumentType: v.DocumentType,
+		Note: v.Note, ReviewNote: v.ReviewNote, CreatedAt: outbox.FormatTime(v.CreatedAt), ReviewedAt: optTime(v.ReviewedAt)}
 }
 
 type verificationOut struct{ Body Verification }
