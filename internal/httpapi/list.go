@@ -1,11 +1,6 @@
 package httpapi
 
-import (
-	"strings"
-	"time"
-
-	"github.com/matchpoint-api/matchpoint/internal/outbox"
-)
+import "strings"
 
 // ListParams are the paging parameters of every list (DECISIONS.md, Lists).
 type ListParams struct {
@@ -40,13 +35,4 @@ func listOf[S any, T any](items []S, limit int, id func(S) string, render func(S
 // validCursor accepts the ids a list hands out (prefix + 26 base32 chars).
 func validCursor(prefix, c string) bool {
 	return c == "" || (strings.HasPrefix(c, prefix) && len(c) == len(prefix)+26)
-}
-
-// optTime renders an optional timestamp: null when unset.
-func optTime(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := outbox.FormatTime(*t)
-	return &s
 }
