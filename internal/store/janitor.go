@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/matchpoint-api/matchpoint/internal/users"
 )
 
 // Retention after expiry. Expired codes and access tokens are kept a day so
@@ -24,6 +26,7 @@ func (db *DB) PurgeExpired(ctx context.Context, now time.Time, idempotencyTTL ti
 		{"oauth_codes", `DELETE FROM oauth_codes WHERE expires_at < $1`, now.Add(-keepAfterExpiry)},
 		{"oauth_access_tokens", `DELETE FROM oauth_access_tokens WHERE expires_at < $1`, now.Add(-keepAfterExpiry)},
 		{"oauth_refresh_tokens", `DELETE FROM oauth_refresh_tokens WHERE expires_at < $1`, now},
+		{"login_attempts", `DELETE FROM login_attempts WHERE window_start < $1 AND locked_until < $1`, now.Add(-users.LoginWindow)},
 	}
 	out := map[string]int64{}
 	for _, j := range jobs {

@@ -16,12 +16,19 @@ import (
 
 // Service is the users domain.
 type Service struct {
-	store Store
-	clock clock.Clock
+	store    Store
+	throttle LoginThrottle
+	clock    clock.Clock
 }
 
-// NewService returns the users domain over a store.
-func NewService(s Store, c clock.Clock) *Service { return &Service{store: s, clock: c} }
+// NewService returns the users domain over a store that also keeps sign-in
+// throttling state.
+func NewService(s interface {
+	Store
+	LoginThrottle
+}, c clock.Clock) *Service {
+	return &Service{store: s, throttle: s, clock: c}
+}
 
 // Registration is what sign-up asks for.
 type Registration struct {
@@ -108,23 +115,34 @@ func (s *Service) EnsureSystemAccount(ctx context.Context) (*User, error) {
 }
 
 // Login checks a username-or-email and password. Failures are one error, so
-// the answer does not tell which accounts exist.
+// the answer does not tell which accounts exist; repeated failures lock the
+// login name for a while (throttle.go), known or not.
 func (s *Service) Login(ctx context.Context, login, password string) (*User, error) {
-	bad := &apperr.Error{Kind: apperr.Unauthenticated, Code: "invalid_credentials", Message: "Wrong username, email or password."}
-	u, err := s.store.UserByLogin(ctx, strings.TrimSpace(login))
-	if err != nil || u.PasswordHash == "" {
-		if err != nil && !apperr.IsKind(err, apperr.NotFound) {
-			return nil, err
-		}
-		secrets.BurnPasswordCheck(password)
-		return nil, bad
-	}
-	ok, err := secrets.CheckPassword(u.PasswordHash, password)
-	if err != nil {
+	key := loginKey(login)
+	if err := s.checkThrottle(ctx, key); err != nil {
 		return nil, err
 	}
+	bad := &apperr.Error{Kind: apperr.Unauthenticated, Code: "invalid_credentials", Message: "Wrong username, email or password."}
+	u, err := s.store.UserByLogin(ctx, strings.TrimSpace(login))
+	if err != nil && !apperr.IsKind(err, apperr.NotFound) {
+		return nil, err
+	}
+	ok := false
+	if err == nil && u.PasswordHash != "" {
+		if ok, err = secrets.CheckPassword(u.PasswordHash, password); err != nil {
+			return nil, err
+		}
+	} else {
+		secrets.BurnPasswordCheck(password)
+	}
 	if !ok {
+		if err := s.recordFailure(ctx, key); err != nil {
+			return nil, err
+		}
 		return nil, bad
+	}
+	if err := s.throttle.ResetLoginFailures(ctx, key); err != nil {
+		return nil, err
 	}
 	return u, nil
 }

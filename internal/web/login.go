@@ -39,13 +39,18 @@ func (p *Pages) LoginSubmit() http.Handler {
 		login := r.PostFormValue("login")
 		u, err := p.cfg.Users.Login(r.Context(), login, r.PostFormValue("password"))
 		if err != nil {
-			if !apperr.IsKind(err, apperr.Unauthenticated) {
+			e, ok := apperr.As(err)
+			if !ok || (e.Kind != apperr.Unauthenticated && e.Kind != apperr.RateLimited) {
 				p.serverError(w, r, err)
 				return
 			}
-			p.render(w, r, http.StatusUnauthorized, "login", map[string]any{
+			status := http.StatusUnauthorized
+			if e.Kind == apperr.RateLimited {
+				status = http.StatusTooManyRequests
+			}
+			p.render(w, r, status, "login", map[string]any{
 				"Title": "Sign in", "ReturnTo": rt, "CSRF": p.csrfToken(w, r, "login"), "Login": login,
-				"Error": "Wrong username, email or password.", "SignupURL": "/signup?" + url.Values{"return_to": {rt}}.Encode(),
+				"Error": e.Message, "SignupURL": "/signup?" + url.Values{"return_to": {rt}}.Encode(),
 			})
 			return
 		}
