@@ -141,6 +141,10 @@ func (s *server) observe(next http.Handler) http.Handler {
 		rid := newRequestID()
 		w.Header().Set("Request-Id", rid)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if s.https {
+			// Browsers must never fall back to plain http for this host.
+			w.Header().Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
+		}
 		log := s.log.With(slog.String("request_id", rid))
 		ri := &requestInfo{}
 		ctx := context.WithValue(r.Context(), requestIDKey, rid)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -39,6 +40,7 @@ type Deps struct {
 
 type server struct {
 	baseURL  string
+	https    bool // served over https: send HSTS
 	version  string
 	users    *users.Service
 	oauth    *oauth.Service
@@ -67,7 +69,7 @@ func New(d Deps) http.Handler {
 		d.Registry = prometheus.NewRegistry()
 	}
 	s := &server{
-		baseURL: d.BaseURL, version: d.Version, users: d.Users, oauth: d.OAuth, keys: d.Keys, idem: d.Idem,
+		baseURL: d.BaseURL, https: strings.HasPrefix(d.BaseURL, "https://"), version: d.Version, users: d.Users, oauth: d.OAuth, keys: d.Keys, idem: d.Idem,
 		web: d.Web, ready: d.Ready, log: d.Logger, registry: d.Registry, metrics: newMetrics(d.Registry),
 		problems: &problems{docsURL: d.DocsURL},
 	}
