@@ -38,19 +38,6 @@ func (p *Problem) GetStatus() int { return p.Status }
 // ContentType makes Huma send problems as application/problem+json.
 func (p *Problem) ContentType(string) string { return "application/problem+json" }
 
-// statusOf is the one table from domain error kinds to HTTP statuses.
-var statusOf = map[apperr.Kind]int{
-	apperr.Internal:        http.StatusInternalServerError,
-	apperr.Invalid:         http.StatusUnprocessableEntity,
-	apperr.BadRequest:      http.StatusBadRequest,
-	apperr.NotFound:        http.StatusNotFound,
-	apperr.Conflict:        http.StatusConflict,
-	apperr.Unauthenticated: http.StatusUnauthorized,
-	apperr.Forbidden:       http.StatusForbidden,
-	apperr.TooLarge:        http.StatusRequestEntityTooLarge,
-	apperr.RateLimited:     http.StatusTooManyRequests,
-}
-
 // problems builds problem bodies with the service's error reference address.
 type problems struct {
 	docsURL string // error reference page, e.g. http://localhost:8080/docs/errors
@@ -71,7 +58,7 @@ func (pb *problems) fromError(ctx context.Context, err error) *Problem {
 		return p
 	}
 	if e, ok := apperr.As(err); ok && e.Kind != apperr.Internal {
-		return pb.new(ctx, statusOf[e.Kind], e.Code, e.Param, e.Message)
+		return pb.new(ctx, e.Kind.HTTPStatus(), e.Code, e.Param, e.Message)
 	}
 	if errors.Is(err, context.Canceled) {
 		// The client went away; nobody will read this, but don't call it a bug.

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
 	"github.com/matchpoint-api/matchpoint/internal/sessions"
@@ -11,6 +12,17 @@ import (
 
 // maxFormBytes bounds a page's form post.
 const maxFormBytes = 64 << 10
+
+// formError returns the failure in err when it is one of the kinds a form
+// shows back to the person (wrong password, taken username...); anything
+// else is a server error.
+func formError(err error, kinds ...apperr.Kind) (*apperr.Error, bool) {
+	e, ok := apperr.As(err)
+	if !ok || !slices.Contains(kinds, e.Kind) {
+		return nil, false
+	}
+	return e, true
+}
 
 func limitForm(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
@@ -39,16 +51,12 @@ func (p *Pages) LoginSubmit() http.Handler {
 		login := r.PostFormValue("login")
 		u, err := p.cfg.Users.Login(r.Context(), login, r.PostFormValue("password"))
 		if err != nil {
-			e, ok := apperr.As(err)
-			if !ok || (e.Kind != apperr.Unauthenticated && e.Kind != apperr.RateLimited) {
+			e, ok := formError(err, apperr.Unauthenticated, apperr.RateLimited)
+			if !ok {
 				p.serverError(w, r, err)
 				return
 			}
-			status := http.StatusUnauthorized
-			if e.Kind == apperr.RateLimited {
-				status = http.StatusTooManyRequests
-			}
-			p.render(w, r, status, "login", map[string]any{
+			p.render(w, r, e.Kind.HTTPStatus(), "login", map[string]any{
 				"Title": "Sign in", "ReturnTo": rt, "CSRF": p.csrfToken(w, r, "login"), "Login": login,
 				"Error": e.Message, "SignupURL": "/signup?" + url.Values{"return_to": {rt}}.Encode(),
 			})
@@ -100,16 +108,12 @@ func (p *Pages) SignupSubmit() http.Handler {
 		}
 		u, err := p.cfg.Users.Register(r.Context(), reg)
 		if err != nil {
-			e, ok := apperr.As(err)
-			if !ok || (e.Kind != apperr.Invalid && e.Kind != apperr.Conflict) {
+			e, ok := formError(err, apperr.Invalid, apperr.Conflict)
+			if !ok {
 				p.serverError(w, r, err)
 				return
 			}
-			status := http.StatusUnprocessableEntity
-			if e.Kind == apperr.Conflict {
-				status = http.StatusConflict
-			}
-			p.render(w, r, status, "signup", map[string]any{
+			p.render(w, r, e.Kind.HTTPStatus(), "signup", map[string]any{
 				"Title": "Create your account", "ReturnTo": rt, "CSRF": p.csrfToken(w, r, "signup"), "MinPassword": users.MinPassword,
 				"Error": e.Message, "Field": e.Param, "Form": reg,
 			})
