@@ -43,6 +43,10 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		if path == "" {
 			return nil, errors.New("store: sqlite URL needs a path, like sqlite:./data/matchpoint.db")
 		}
+		if strings.Contains(path, ":memory:") || strings.Contains(path, "mode=memory") {
+			// Each pooled connection would get its own empty database.
+			return nil, errors.New("store: in-memory SQLite is not supported; use a file path (a temporary directory works)")
+		}
 		if dir := filepath.Dir(path); dir != "." {
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return nil, fmt.Errorf("store: create %s: %w", dir, err)
