@@ -85,7 +85,7 @@ func (s *Service) Create(ctx context.Context, spec Spec) (*Key, string, error) {
 		if !auth.KnownScope(sc) {
 			return nil, "", apperr.InvalidParam("scopes", "invalid_scope", "unknown scope %q", sc)
 		}
-		if sc == auth.ScopeAdmin && spec.OwnerTier != "enterprise" {
+		if !auth.TierAllows(sc, spec.OwnerTier) {
 			return nil, "", apperr.InvalidParam("scopes", "invalid_scope", "the admin scope needs an Enterprise account")
 		}
 		if spec.Within != nil && !slices.Contains(spec.Within, sc) {
@@ -146,9 +146,5 @@ func (s *Service) Authenticate(ctx context.Context, key string) (*auth.Principal
 			return nil, err
 		}
 	}
-	scopes := ki.Key.Scopes
-	if ki.UserTier != "enterprise" {
-		scopes = slices.DeleteFunc(slices.Clone(scopes), func(s string) bool { return s == auth.ScopeAdmin })
-	}
-	return &auth.Principal{UserID: ki.Key.UserID, Role: ki.UserRole, Scopes: scopes, APIKeyID: ki.Key.ID}, nil
+	return &auth.Principal{UserID: ki.Key.UserID, Role: ki.UserRole, Scopes: auth.ForTier(ki.Key.Scopes, ki.UserTier), APIKeyID: ki.Key.ID}, nil
 }

@@ -21,9 +21,6 @@ const (
 	CodeTTL         = 10 * time.Minute
 )
 
-// enterpriseTier is the only tier whose clients and keys may carry admin.
-const enterpriseTier = "enterprise"
-
 // Service is the authorization server.
 type Service struct {
 	store Store
@@ -70,7 +67,7 @@ func (s *Service) RegisterClient(ctx context.Context, spec ClientSpec) (*Client,
 		if !auth.KnownScope(sc) {
 			return nil, "", apperr.InvalidParam("scopes", "invalid_scope", "unknown scope %q", sc)
 		}
-		if sc == auth.ScopeAdmin && spec.OwnerTier != enterpriseTier {
+		if !auth.TierAllows(sc, spec.OwnerTier) {
 			return nil, "", apperr.InvalidParam("scopes", "invalid_scope", "the admin scope needs an Enterprise account")
 		}
 	}
@@ -123,20 +120,11 @@ func checkScopes(c *Client, requested []string) *Error {
 		switch {
 		case !auth.KnownScope(sc):
 			return oerr(ErrInvalidScope, "unknown scope %q", sc)
-		case sc == auth.ScopeAdmin && c.OwnerTier != enterpriseTier:
+		case !auth.TierAllows(sc, c.OwnerTier):
 			return oerr(ErrInvalidScope, "the admin scope is available only to Enterprise clients")
 		case !slices.Contains(c.Scopes, sc):
 			return oerr(ErrInvalidScope, "this client may not request the %q scope", sc)
 		}
 	}
 	return nil
-}
-
-// effectiveScopes drops admin when the owner is no longer Enterprise, so a
-// downgrade takes effect on tokens already issued.
-func effectiveScopes(scopes []string, ownerTier string) []string {
-	if ownerTier == enterpriseTier || !slices.Contains(scopes, auth.ScopeAdmin) {
-		return scopes
-	}
-	return slices.DeleteFunc(slices.Clone(scopes), func(s string) bool { return s == auth.ScopeAdmin })
 }

@@ -65,13 +65,13 @@ type TokenInfo struct {
 	UserGone   bool   // user deleted
 }
 
-// RefreshInfo is a refresh token with its grant.
+// RefreshInfo is a refresh token with its grant. Every use of one follows
+// client authentication, which already checked the client is live and knows
+// its owner's tier.
 type RefreshInfo struct {
-	Token      RefreshToken
-	Grant      Grant
-	OwnerTier  string
-	Username   string
-	ClientGone bool
+	Token    RefreshToken
+	Grant    Grant
+	Username string
 }
 
 // Store is the persistence the OAuth server needs.

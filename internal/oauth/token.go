@@ -154,7 +154,7 @@ func (s *Service) Refresh(ctx context.Context, c *Client, token, scope string, s
 	if ri.Grant.ClientID != c.ID {
 		return nil, oerr(ErrInvalidGrant, "the refresh token was issued to another client")
 	}
-	if ri.Grant.RevokedAt != nil || ri.ClientGone {
+	if ri.Grant.RevokedAt != nil {
 		return nil, oerr(ErrInvalidGrant, "the refresh token has been revoked")
 	}
 	if ri.Token.UsedAt != nil {
@@ -177,8 +177,7 @@ func (s *Service) Refresh(ctx context.Context, c *Client, token, scope string, s
 		}
 		scopes = asked
 	}
-	c.OwnerTier = ri.OwnerTier
-	scopes = effectiveScopes(scopes, ri.OwnerTier)
+	scopes = auth.ForTier(scopes, c.OwnerTier)
 	set, access, refresh := s.issue(c, ri.Grant.ID, scopes, now)
 	ok, err := s.store.Rotate(ctx, ri.Token.ID, now, access, refresh)
 	if err != nil {
@@ -252,7 +251,7 @@ func (s *Service) Introspect(ctx context.Context, c *Client, token string) (*Int
 		if ti.Grant.ClientID != c.ID || liveAccess(ti, now) != "" {
 			return inactive, nil
 		}
-		return &Introspection{Active: true, Scope: auth.FormatScopes(effectiveScopes(ti.Token.Scopes, ti.OwnerTier)),
+		return &Introspection{Active: true, Scope: auth.FormatScopes(auth.ForTier(ti.Token.Scopes, ti.OwnerTier)),
 			ClientID: c.ID, Username: ti.Username, TokenType: "Bearer",
 			Exp: ti.Token.ExpiresAt.Unix(), Iat: ti.Token.CreatedAt.Unix(), Sub: ti.Grant.UserID}, nil
 	case secrets.WellFormed(secrets.RefreshToken, token):
@@ -262,7 +261,7 @@ func (s *Service) Introspect(ctx context.Context, c *Client, token string) (*Int
 		} else if err != nil {
 			return nil, err
 		}
-		if ri.Grant.ClientID != c.ID || ri.Grant.RevokedAt != nil || ri.ClientGone || ri.Token.UsedAt != nil || !now.Before(ri.Token.ExpiresAt) {
+		if ri.Grant.ClientID != c.ID || ri.Grant.RevokedAt != nil || ri.Token.UsedAt != nil || !now.Before(ri.Token.ExpiresAt) {
 			return inactive, nil
 		}
 		return &Introspection{Active: true, Scope: auth.FormatScopes(ri.Grant.Scopes), ClientID: c.ID, Username: ri.Username,
@@ -298,7 +297,7 @@ func (s *Service) AuthenticateAccessToken(ctx context.Context, token string) (*a
 		return nil, &apperr.Error{Kind: apperr.Unauthenticated, Code: "invalid_token", Message: why}
 	}
 	return &auth.Principal{
-		UserID: ti.Grant.UserID, Role: ti.UserRole, Scopes: effectiveScopes(ti.Token.Scopes, ti.OwnerTier),
+		UserID: ti.Grant.UserID, Role: ti.UserRole, Scopes: auth.ForTier(ti.Token.Scopes, ti.OwnerTier),
 		ClientID: ti.Grant.ClientID, GrantID: ti.Grant.ID, FirstParty: ti.OwnerRole == auth.RoleSystem,
 	}, nil
 }

@@ -176,14 +176,13 @@ func (s *OAuth) RefreshByHash(ctx context.Context, hash string) (*oauth.RefreshI
 	var ri oauth.RefreshInfo
 	var gScope string
 	var gCreated, created, expires int64
-	var gRevoked, used, clientRevoked sql.NullInt64
+	var gRevoked, used sql.NullInt64
 	err := s.db.QueryRowContext(ctx, `SELECT t.id, t.token_hash, t.grant_id, t.created_at, t.expires_at, t.used_at,
-		`+grantColumns+`, o.tier, u.username, c.revoked_at
-		FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id
-		JOIN oauth_clients c ON c.id = g.client_id JOIN users o ON o.id = c.owner_id JOIN users u ON u.id = g.user_id
+		`+grantColumns+`, u.username
+		FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN users u ON u.id = g.user_id
 		WHERE t.token_hash = $1`, hash).
 		Scan(&ri.Token.ID, &ri.Token.Hash, &ri.Token.GrantID, &created, &expires, &used,
-			&ri.Grant.ID, &ri.Grant.ClientID, &ri.Grant.UserID, &gScope, &gCreated, &gRevoked, &ri.OwnerTier, &ri.Username, &clientRevoked)
+			&ri.Grant.ID, &ri.Grant.ClientID, &ri.Grant.UserID, &gScope, &gCreated, &gRevoked, &ri.Username)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, apperr.NotFoundf("no such refresh token")
 	}
@@ -192,7 +191,6 @@ func (s *OAuth) RefreshByHash(ctx context.Context, hash string) (*oauth.RefreshI
 	}
 	ri.Token.CreatedAt, ri.Token.ExpiresAt, ri.Token.UsedAt = fromMicros(created), fromMicros(expires), fromNullMicros(used)
 	scanGrantInto(&ri.Grant, &gScope, &gCreated, &gRevoked)
-	ri.ClientGone = clientRevoked.Valid
 	return &ri, nil
 }
 

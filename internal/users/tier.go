@@ -1,13 +1,16 @@
 package users
 
-import "github.com/matchpoint-api/matchpoint/internal/apperr"
+import (
+	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/auth"
+)
 
 // Account tiers and their hourly request limits (API document section 8).
 const (
 	TierFree       = "free"
 	TierPro        = "pro"
 	TierBusiness   = "business"
-	TierEnterprise = "enterprise"
+	TierEnterprise = auth.TierEnterprise
 )
 
 // TierLimits is the default hourly limit of each tier. Enterprise is "custom"
