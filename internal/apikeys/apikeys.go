@@ -115,14 +115,18 @@ func (s *Service) Get(ctx context.Context, userID, id string) (*Key, error) {
 }
 
 // Revoke revokes one of the account's keys; it stops working at once.
+// Revoking again keeps the first revocation time.
 func (s *Service) Revoke(ctx context.Context, userID, id string) (*Key, error) {
-	if _, err := s.Get(ctx, userID, id); err != nil {
+	k, err := s.Get(ctx, userID, id)
+	if err != nil || k.RevokedAt != nil {
+		return k, err
+	}
+	now := s.clock.Now()
+	if err := s.store.RevokeKey(ctx, userID, id, now); err != nil {
 		return nil, err
 	}
-	if err := s.store.RevokeKey(ctx, userID, id, s.clock.Now()); err != nil {
-		return nil, err
-	}
-	return s.store.KeyByID(ctx, userID, id)
+	k.RevokedAt = &now
+	return k, nil
 }
 
 // Authenticate resolves a bearer API key to its principal.
