@@ -93,7 +93,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		return nil, fmt.Errorf("app: stored CSRF key: %w", err)
 	}
 	pages, err := web.New(web.Config{BaseURL: cfg.BaseURL, DocsURL: cfg.DocsURL, CSRFKey: key,
-		Users: a.Users, OAuth: a.OAuth, Session: a.Sessions, Clock: clk, Logger: opts.Logger})
+		Users: a.Users, OAuth: a.OAuth, Session: a.Sessions, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}

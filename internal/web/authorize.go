@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -156,8 +157,9 @@ func (p *Pages) authorizeError(w http.ResponseWriter, r *http.Request, err error
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write([]byte(`{"error":` + quote(oe.Code) + `,"error_description":` + quote(oe.Description) +
-			`,"error_uri":` + quote(p.cfg.DocsURL+"#"+oe.Code) + "}\n"))
+		_ = json.NewEncoder(w).Encode(map[string]string{
+			"error": oe.Code, "error_description": oe.Description, "error_uri": p.cfg.DocsURL + "#" + oe.Code,
+		})
 		return
 	}
 	p.render(w, r, http.StatusBadRequest, "error", map[string]any{

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
 )
@@ -52,20 +53,12 @@ type docSection struct {
 // APIReference serves /docs: a readable reference built from the OpenAPI
 // document on the server, so it needs no script and no CDN.
 func (p *Pages) APIReference(o *huma.OpenAPI) http.Handler {
-	var sections []docSection
-	var built bool
-	build := func() {
-		sections = buildReference(o)
-		built = true
-	}
+	// Built once, on first request: the OpenAPI document is complete only
+	// after every route is registered.
+	sections := sync.OnceValue(func() []docSection { return buildReference(o) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Built on first request: the OpenAPI document is complete only
-		// after every route is registered.
-		if !built {
-			build()
-		}
 		p.render(w, r, http.StatusOK, "apidocs", map[string]any{
-			"Title": "API reference", "Info": o.Info, "Sections": sections, "Server": serverURL(o),
+			"Title": "API reference", "Info": o.Info, "Sections": sections(), "Server": serverURL(o),
 		})
 	})
 }

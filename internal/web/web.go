@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/matchpoint-api/matchpoint/internal/clock"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/sessions"
 	"github.com/matchpoint-api/matchpoint/internal/users"
@@ -32,7 +31,6 @@ type Config struct {
 	Users   *users.Service
 	OAuth   *oauth.Service
 	Session *sessions.Service
-	Clock   clock.Clock
 	Logger  *slog.Logger
 }
 
