@@ -29,7 +29,7 @@ func (s *server) idempotent(next http.Handler) http.Handler {
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
-				s.problems.writeErr(w, r, &apperr.Error{Kind: apperr.TooLarge, Code: "body_too_large", Message: "The request body is larger than 1 MiB."})
+				s.problems.writeErr(w, r, errBodyTooLarge)
 				return
 			}
 			s.problems.writeErr(w, r, &apperr.Error{Kind: apperr.BadRequest, Code: "invalid_request", Message: "The request body could not be read."})

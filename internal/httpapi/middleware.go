@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/matchpoint-api/matchpoint/internal/apperr"
 )
 
 type ctxKey int
@@ -173,25 +175,17 @@ func (s *server) observe(next http.Handler) http.Handler {
 			elapsed := time.Since(start)
 			s.metrics.requests.WithLabelValues(r.Method, route, strconv.Itoa(rec.status)).Inc()
 			s.metrics.duration.WithLabelValues(r.Method, route).Observe(elapsed.Seconds())
-			attrs := []any{
+			attrs := []slog.Attr{
 				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
 				slog.Int("status", rec.status), slog.Int("bytes", rec.bytes), slog.Duration("duration", elapsed),
 			}
 			if ri.userID != "" {
 				attrs = append(attrs, slog.String("user_id", ri.userID))
 			}
-			log.LogAttrs(ctx, slog.LevelInfo, "request", toAttrs(attrs)...)
+			log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 		}()
 		next.ServeHTTP(rec, r)
 	})
-}
-
-func toAttrs(in []any) []slog.Attr {
-	out := make([]slog.Attr, 0, len(in))
-	for _, a := range in {
-		out = append(out, a.(slog.Attr))
-	}
-	return out
 }
 
 // route wraps a handler registered on the outer mux so metrics know its pattern.
@@ -214,3 +208,6 @@ func limitBody(next http.Handler) http.Handler {
 
 // MaxBodyBytes is the request body limit of the API.
 const MaxBodyBytes = 1 << 20
+
+// errBodyTooLarge answers a body over MaxBodyBytes, whoever notices it.
+var errBodyTooLarge = &apperr.Error{Kind: apperr.TooLarge, Code: "body_too_large", Message: "The request body is larger than 1 MiB."}

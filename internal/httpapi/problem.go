@@ -117,7 +117,7 @@ func (pb *problems) fromHuma(hctx huma.Context, status int, msg string, errs ...
 		code, msg = "unsupported_media_type", "Content-Type must be application/json"
 		fields = nil
 	case http.StatusRequestEntityTooLarge:
-		code, msg = "body_too_large", "The request body is larger than 1 MiB."
+		return pb.fromError(ctx, errBodyTooLarge)
 	case http.StatusInternalServerError:
 		return pb.fromError(ctx, errors.New(msg))
 	}

@@ -49,11 +49,11 @@ const maxState = 1024
 // shown to the user, never redirected. Every later failure is a
 // *RedirectableError that goes back to the client.
 func (s *Service) ParseAuthorize(ctx context.Context, q url.Values) (*AuthRequest, error) {
-	for _, p := range []string{"client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge", "code_challenge_method", "prompt"} {
+	// A repeated client_id or redirect_uri leaves no trustworthy address to
+	// redirect to; the other parameters are checked once the address is known.
+	for _, p := range []string{"client_id", "redirect_uri"} {
 		if len(q[p]) > 1 {
-			if p == "client_id" || p == "redirect_uri" {
-				return nil, oerr(ErrInvalidRequest, "the %s parameter is repeated", p)
-			}
+			return nil, oerr(ErrInvalidRequest, "the %s parameter is repeated", p)
 		}
 	}
 	clientID := q.Get("client_id")
