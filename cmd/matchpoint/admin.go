@@ -14,8 +14,8 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/config"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
-	"github.com/matchpoint-api/matchpoint/internal/outbox"
 	"github.com/matchpoint-api/matchpoint/internal/users"
+	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
 const adminUsage = `usage: matchpoint admin <command> [flags]
@@ -127,7 +127,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		out = map[string]any{
 			"object": "oauth_client", "id": c.ID, "client_id": c.ID, "client_secret": secret, "name": c.Name,
 			"redirect_uris": c.RedirectURIs, "scopes": auth.FormatScopes(c.Scopes), "grant_types": c.GrantTypes,
-			"public": c.Public, "owner_id": c.OwnerID, "created_at": outbox.FormatTime(c.CreatedAt),
+			"public": c.Public, "owner_id": c.OwnerID, "created_at": wire.Time(c.CreatedAt),
 		}
 		if public {
 			delete(out.(map[string]any), "client_secret")
@@ -142,7 +142,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 		out = map[string]any{"object": "api_key", "id": k.ID, "key": key, "name": k.Name, "hint": k.Hint,
-			"scopes": k.Scopes, "user_id": k.UserID, "created_at": outbox.FormatTime(k.CreatedAt)}
+			"scopes": k.Scopes, "user_id": k.UserID, "created_at": wire.Time(k.CreatedAt)}
 	case "set-tier":
 		var lp *int64
 		if limit != 0 {
@@ -169,6 +169,6 @@ func userJSON(u *users.User) map[string]any {
 	return map[string]any{
 		"object": "user", "id": u.ID, "email": u.Email, "username": u.Username, "first_name": u.FirstName,
 		"last_name": u.LastName, "role": u.Role, "tier": u.Tier, "hourly_limit": u.HourlyLimit(),
-		"created_at": outbox.FormatTime(u.CreatedAt),
+		"created_at": wire.Time(u.CreatedAt),
 	}
 }

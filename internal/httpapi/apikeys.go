@@ -9,7 +9,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
-	"github.com/matchpoint-api/matchpoint/internal/outbox"
+	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
 // APIKey is an API key record. Key is present only in the answer that
@@ -27,8 +27,8 @@ type APIKey struct {
 }
 
 func apiKeyOf(k *apikeys.Key) APIKey {
-	return APIKey{Object: "api_key", ID: k.ID, Name: k.Name, Hint: k.Hint, Scopes: k.Scopes, CreatedAt: outbox.FormatTime(k.CreatedAt),
-		LastUsedAt: optTime(k.LastUsedAt), RevokedAt: optTime(k.RevokedAt)}
+	return APIKey{Object: "api_key", ID: k.ID, Name: k.Name, Hint: k.Hint, Scopes: k.Scopes, CreatedAt: wire.Time(k.CreatedAt),
+		LastUsedAt: wire.OptTime(k.LastUsedAt), RevokedAt: wire.OptTime(k.RevokedAt)}
 }
 
 type apiKeyOut struct {

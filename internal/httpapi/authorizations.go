@@ -7,7 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/matchpoint-api/matchpoint/internal/auth"
-	"github.com/matchpoint-api/matchpoint/internal/outbox"
+	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
 // Authorization is an application the user has let act for them.
@@ -38,7 +38,7 @@ func (s *server) registerAuthorizations() {
 		out := List[Authorization]{Object: "list", Data: make([]Authorization, 0, len(apps))}
 		for _, a := range apps {
 			out.Data = append(out.Data, Authorization{Object: "authorization", ClientID: a.ClientID, ClientName: a.ClientName,
-				Scopes: a.Scopes, UpdatedAt: outbox.FormatTime(a.UpdatedAt)})
+				Scopes: a.Scopes, UpdatedAt: wire.Time(a.UpdatedAt)})
 		}
 		return &struct{ Body List[Authorization] }{Body: out}, nil
 	})

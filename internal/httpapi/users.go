@@ -8,8 +8,8 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/matchpoint-api/matchpoint/internal/auth"
-	"github.com/matchpoint-api/matchpoint/internal/outbox"
 	"github.com/matchpoint-api/matchpoint/internal/users"
+	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
 // Slot is a weekly availability window in the profile's time zone.
@@ -81,7 +81,7 @@ func profileOf(u *users.User) Profile {
 		Sports: u.Sports, SkillLevels: u.SkillLevels, Location: u.Location, Latitude: u.Latitude, Longitude: u.Longitude,
 		TravelRadiusKM: u.TravelRadiusKM, Bio: u.Bio, Timezone: u.Timezone, Availability: slotsOut(u.Availability),
 		Privacy: Privacy(u.Privacy), Verified: u.Verified, Tier: u.Tier,
-		CreatedAt: outbox.FormatTime(u.CreatedAt), UpdatedAt: outbox.FormatTime(u.UpdatedAt),
+		CreatedAt: wire.Time(u.CreatedAt), UpdatedAt: wire.Time(u.UpdatedAt),
 	}
 }
 
@@ -89,7 +89,7 @@ func publicProfileOf(u *users.User) PublicProfile {
 	p := PublicProfile{
 		Object: "user", ID: u.ID, Username: u.Username, FirstName: u.FirstName, LastName: u.LastName,
 		Sports: u.Sports, SkillLevels: u.SkillLevels, Bio: u.Bio, Timezone: u.Timezone,
-		Availability: slotsOut(u.Availability), Verified: u.Verified, CreatedAt: outbox.FormatTime(u.CreatedAt),
+		Availability: slotsOut(u.Availability), Verified: u.Verified, CreatedAt: wire.Time(u.CreatedAt),
 	}
 	if u.Privacy.ShowLocation {
 		p.Location = u.Location

@@ -8,8 +8,8 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
-	"github.com/matchpoint-api/matchpoint/internal/outbox"
 	"github.com/matchpoint-api/matchpoint/internal/users"
+	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
 // Verification is an ID verification request.
@@ -27,7 +27,7 @@ type Verification struct {
 
 func verificationOf(v *users.Verification) Verification {
 	return Verification{Object: "verification", ID: v.ID, UserID: v.UserID, Status: v.Status, DocumentType: v.DocumentType,
-		Note: v.Note, ReviewNote: v.ReviewNote, CreatedAt: outbox.FormatTime(v.CreatedAt), ReviewedAt: optTime(v.ReviewedAt)}
+		Note: v.Note, ReviewNote: v.ReviewNote, CreatedAt: wire.Time(v.CreatedAt), ReviewedAt: wire.OptTime(v.ReviewedAt)}
 }
 
 type verificationOut struct{ Body Verification }

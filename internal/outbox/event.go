@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/ids"
+	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
 // Event kinds of the API document, section 6.1.
@@ -70,7 +71,7 @@ func New(now time.Time, typ, userID, resource string, obj any) (Event, error) {
 	ev.Payload, err = json.Marshal(Envelope{
 		ID:      ev.ID,
 		Type:    typ,
-		Created: FormatTime(ev.Created),
+		Created: wire.Time(ev.Created),
 		Data:    map[string]json.RawMessage{resource: raw},
 	})
 	if err != nil {
@@ -78,6 +79,3 @@ func New(now time.Time, typ, userID, resource string, obj any) (Event, error) {
 	}
 	return ev, nil
 }
-
-// FormatTime renders a timestamp the way the whole API does: RFC 3339, UTC, "Z".
-func FormatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/outbox"
+	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
 // Payload is data.user of user.* events: the User fields of the API document,
@@ -25,7 +26,7 @@ func payloadOf(u *User) Payload {
 	return Payload{
 		ID: u.ID, Email: u.Email, Username: u.Username, FirstName: u.FirstName, LastName: u.LastName,
 		Sports: append([]string{}, u.Sports...), Location: u.Location, Verified: u.Verified,
-		CreatedAt: outbox.FormatTime(u.CreatedAt),
+		CreatedAt: wire.Time(u.CreatedAt),
 	}
 }
 
@@ -42,6 +43,6 @@ func deletedEvent(now time.Time, id string, created time.Time) (*outbox.Event, e
 		Deleted   bool   `json:"deleted"`
 		CreatedAt string `json:"created_at"`
 		DeletedAt string `json:"deleted_at"`
-	}{id, true, outbox.FormatTime(created), outbox.FormatTime(now)})
+	}{id, true, wire.Time(created), wire.Time(now)})
 	return &ev, err
 }
