@@ -108,17 +108,15 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		out = userJSON(u)
 	case "create-client":
-		var ownerUser *users.User
 		if owner == "" {
-			ownerUser, err = a.Users.EnsureSystemAccount(ctx)
-		} else {
-			ownerUser, err = a.Users.Get(ctx, owner)
-		}
-		if err != nil {
-			return err
+			sys, err := a.Users.EnsureSystemAccount(ctx)
+			if err != nil {
+				return err
+			}
+			owner = sys.ID
 		}
 		c, secret, err := a.OAuth.RegisterClient(ctx, oauth.ClientSpec{
-			Name: name, OwnerID: ownerUser.ID, OwnerTier: ownerUser.Tier, RedirectURIs: redirectURIs,
+			Name: name, OwnerID: owner, RedirectURIs: redirectURIs,
 			Scopes: strings.Fields(scopes), GrantTypes: strings.Fields(grantTypes), Public: public,
 		})
 		if err != nil {
@@ -133,11 +131,7 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			delete(out.(map[string]any), "client_secret")
 		}
 	case "create-api-key":
-		u, err := a.Users.Get(ctx, userID)
-		if err != nil {
-			return err
-		}
-		k, key, err := a.Keys.Create(ctx, apikeys.Spec{UserID: u.ID, OwnerTier: u.Tier, Name: name, Scopes: strings.Fields(scopes)})
+		k, key, err := a.Keys.Create(ctx, apikeys.Spec{UserID: userID, Name: name, Scopes: strings.Fields(scopes)})
 		if err != nil {
 			return err
 		}

@@ -31,13 +31,16 @@ type Key struct {
 // KeyInfo is a key with what authentication needs of its owner.
 type KeyInfo struct {
 	Key      Key
-	UserRole string
-	UserTier string
-	UserGone bool
+	UserRole  string
+	UserTier  string
+	UserLimit *int64 // custom hourly limit of the owner, if any
+	UserGone  bool
 }
 
 // Store is the persistence API keys need.
 type Store interface {
+	// AccountTier returns the tier of a live account, or apperr NotFound.
+	AccountTier(ctx context.Context, userID string) (string, error)
 	CreateKey(ctx context.Context, k *Key, hash string) error
 	KeyByHash(ctx context.Context, hash string) (*KeyInfo, error)
 	KeyByID(ctx context.Context, userID, id string) (*Key, error)
@@ -62,9 +65,8 @@ func NewService(s Store, c clock.Clock) *Service { return &Service{store: s, clo
 
 // Spec is what creating a key asks for.
 type Spec struct {
-	UserID    string
-	OwnerTier string
-	Name      string
+	UserID string
+	Name   string
 	Scopes    []string // empty: read
 	// Within, when set, bounds the scopes: a credential cannot mint a key
 	// stronger than itself.
@@ -81,11 +83,15 @@ func (s *Service) Create(ctx context.Context, spec Spec) (*Key, string, error) {
 	if len(scopes) == 0 {
 		scopes = []string{auth.ScopeRead}
 	}
+	ownerTier, err := s.store.AccountTier(ctx, spec.UserID)
+	if err != nil {
+		return nil, "", err
+	}
 	for _, sc := range scopes {
 		if !auth.KnownScope(sc) {
 			return nil, "", apperr.InvalidParam("scopes", "invalid_scope", "unknown scope %q", sc)
 		}
-		if !auth.TierAllows(sc, spec.OwnerTier) {
+		if !auth.TierAllows(sc, ownerTier) {
 			return nil, "", apperr.InvalidParam("scopes", "invalid_scope", "the admin scope needs an Enterprise account")
 		}
 		if spec.Within != nil && !slices.Contains(spec.Within, sc) {
@@ -150,5 +156,6 @@ func (s *Service) Authenticate(ctx context.Context, key string) (*auth.Principal
 			return nil, err
 		}
 	}
-	return &auth.Principal{UserID: ki.Key.UserID, Role: ki.UserRole, Scopes: auth.ForTier(ki.Key.Scopes, ki.UserTier), APIKeyID: ki.Key.ID}, nil
+	return &auth.Principal{UserID: ki.Key.UserID, Role: ki.UserRole, Scopes: auth.ForTier(ki.Key.Scopes, ki.UserTier), APIKeyID: ki.Key.ID,
+		AccountID: ki.Key.UserID, Tier: ki.UserTier, HourlyLimit: auth.HourlyLimit(ki.UserTier, ki.UserLimit)}, nil
 }

@@ -87,7 +87,7 @@ func (s *Server) Client(t testing.TB, spec oauth.ClientSpec) (*oauth.Client, str
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec.OwnerID, spec.OwnerTier = sys.ID, sys.Tier
+		spec.OwnerID = sys.ID
 	}
 	if spec.Name == "" {
 		spec.Name = "Test App"

@@ -17,6 +17,13 @@ type Principal struct {
 	// FirstParty is true for the service's own OAuth clients (owned by the
 	// system account), which may do what third-party apps may not.
 	FirstParty bool
+	// AccountID is the account that pays for the request, whose tier sets the
+	// rate limit: the API key's owner, or the OAuth client's owner acting for a
+	// user (the user itself when the client is first-party: the service's own
+	// apps are not a customer).
+	AccountID   string
+	Tier        string // AccountID's tier
+	HourlyLimit int64  // AccountID's requests per hour
 }
 
 // Has reports whether the principal carries scope s.

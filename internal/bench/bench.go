@@ -101,7 +101,7 @@ func start(ctx context.Context, o Options) (*env, error) {
 		e.close()
 		return nil, err
 	}
-	if e.client, e.secret, err = a.OAuth.RegisterClient(ctx, oauth.ClientSpec{Name: "Bench", OwnerID: sys.ID, OwnerTier: sys.Tier,
+	if e.client, e.secret, err = a.OAuth.RegisterClient(ctx, oauth.ClientSpec{Name: "Bench", OwnerID: sys.ID,
 		RedirectURIs: []string{"http://127.0.0.1:9/cb"}}); err != nil {
 		e.close()
 		return nil, err

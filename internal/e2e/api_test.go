@@ -19,7 +19,7 @@ import (
 // key makes an API key for u with scopes.
 func key(t *testing.T, s *apptest.Server, u *users.User, scopes ...string) string {
 	t.Helper()
-	_, k, err := s.App.Keys.Create(context.Background(), apikeys.Spec{UserID: u.ID, OwnerTier: u.Tier, Name: "test", Scopes: scopes})
+	_, k, err := s.App.Keys.Create(context.Background(), apikeys.Spec{UserID: u.ID, Name: "test", Scopes: scopes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestAPIKeys(t *testing.T) {
 		wantProblem(t, s, api(t, s, "DELETE", "/v1/api-keys/"+id, key(t, s, other, "read", "write"), ""), 404, "not_found", "")
 
 		// A third-party OAuth app may not mint keys that would outlive its grant.
-		f := newFlow(t, s, "appuser", oauth.ClientSpec{OwnerID: other.ID, OwnerTier: other.Tier})
+		f := newFlow(t, s, "appuser", oauth.ClientSpec{OwnerID: other.ID})
 		at := str(f.tokens("read write"), "access_token")
 		wantProblem(t, s, api(t, s, "POST", "/v1/api-keys", at, `{"name":"sneaky"}`), 403, "forbidden", "")
 	})

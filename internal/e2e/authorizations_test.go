@@ -11,7 +11,7 @@ import (
 func TestAuthorizedApps(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, s *apptest.Server) {
 		dev := s.User(t, "developer")
-		f := newFlow(t, s, "owner", oauth.ClientSpec{Name: "Court Finder", OwnerID: dev.ID, OwnerTier: dev.Tier})
+		f := newFlow(t, s, "owner", oauth.ClientSpec{Name: "Court Finder", OwnerID: dev.ID})
 		set := f.tokens("read write")
 		at := str(set, "access_token")
 		k := key(t, s, f.user, "read", "write")

@@ -201,7 +201,7 @@ func str(m map[string]any, k string) string { s, _ := m[k].(string); return s }
 // keyFor makes a broad API key for u, for tests that are not about scopes.
 func keyFor(t testing.TB, s *apptest.Server, u *users.User) string {
 	t.Helper()
-	_, k, err := s.App.Keys.Create(context.Background(), apikeys.Spec{UserID: u.ID, OwnerTier: u.Tier, Name: "fuzz",
+	_, k, err := s.App.Keys.Create(context.Background(), apikeys.Spec{UserID: u.ID, Name: "fuzz",
 		Scopes: []string{"read", "write", "profile"}})
 	if err != nil {
 		t.Fatal(err)

@@ -182,7 +182,7 @@ func TestOAuthErrors(t *testing.T) {
 			wantRedirectError(t, f.br.Get(authURL(s, f.client, "read admin", "st-2", ch)), "invalid_scope", `this client may not request the "admin" scope`, "st-2")
 			// A client of a free-tier account cannot get admin at all.
 			owner := s.User(t, "freeowner")
-			free := next(t, oauth.ClientSpec{OwnerID: owner.ID, OwnerTier: owner.Tier})
+			free := next(t, oauth.ClientSpec{OwnerID: owner.ID})
 			wantRedirectError(t, free.br.Get(authURL(s, free.client, "read admin", "st-4", ch)), "invalid_scope", "the admin scope is available only to Enterprise clients", "st-4")
 			narrow := next(t, oauth.ClientSpec{Scopes: []string{"read"}})
 			wantRedirectError(t, narrow.br.Get(authURL(s, narrow.client, "read events", "st-3", ch)), "invalid_scope", `this client may not request the "events" scope`, "st-3")

@@ -54,11 +54,7 @@ func (s *server) registerAPIKeys() {
 		if err != nil {
 			return nil, err
 		}
-		owner, err := s.users.Get(ctx, p.UserID)
-		if err != nil {
-			return nil, err
-		}
-		k, secret, err := s.keys.Create(ctx, apikeys.Spec{UserID: p.UserID, OwnerTier: owner.Tier, Name: in.Body.Name,
+		k, secret, err := s.keys.Create(ctx, apikeys.Spec{UserID: p.UserID, Name: in.Body.Name,
 			Scopes: in.Body.Scopes, Within: p.Scopes})
 		if err != nil {
 			return nil, err

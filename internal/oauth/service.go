@@ -34,7 +34,6 @@ func NewService(s Store, c clock.Clock) *Service { return &Service{store: s, clo
 type ClientSpec struct {
 	Name         string
 	OwnerID      string
-	OwnerTier    string
 	RedirectURIs []string
 	Scopes       []string // empty: every scope but admin
 	GrantTypes   []string // empty: authorization_code and refresh_token
@@ -63,11 +62,15 @@ func (s *Service) RegisterClient(ctx context.Context, spec ClientSpec) (*Client,
 	if len(scopes) == 0 {
 		scopes = DefaultClientScopes
 	}
+	ownerTier, err := s.store.AccountTier(ctx, spec.OwnerID)
+	if err != nil {
+		return nil, "", err
+	}
 	for _, sc := range scopes {
 		if !auth.KnownScope(sc) {
 			return nil, "", apperr.InvalidParam("scopes", "invalid_scope", "unknown scope %q", sc)
 		}
-		if !auth.TierAllows(sc, spec.OwnerTier) {
+		if !auth.TierAllows(sc, ownerTier) {
 			return nil, "", apperr.InvalidParam("scopes", "invalid_scope", "the admin scope needs an Enterprise account")
 		}
 	}
@@ -81,7 +84,7 @@ func (s *Service) RegisterClient(ctx context.Context, spec ClientSpec) (*Client,
 		}
 	}
 	c := &Client{
-		ID: ids.New(ids.Client), Name: name, OwnerID: spec.OwnerID, OwnerTier: spec.OwnerTier,
+		ID: ids.New(ids.Client), Name: name, OwnerID: spec.OwnerID, OwnerTier: ownerTier,
 		RedirectURIs: slices.Clone(spec.RedirectURIs), Scopes: auth.Canonical(scopes), GrantTypes: slices.Clone(grants),
 		Public: spec.Public, CreatedAt: s.clock.Now(),
 	}

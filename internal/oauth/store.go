@@ -59,7 +59,11 @@ type TokenInfo struct {
 	Grant      Grant
 	UserRole   string
 	Username   string
+	UserTier   string
+	UserLimit  *int64 // the user's custom hourly limit, if any
+	OwnerID    string // the client's owner
 	OwnerTier  string // tier of the client's owner
+	OwnerLimit *int64 // the owner's custom hourly limit, if any
 	OwnerRole  string // role of the client's owner: system for first-party clients
 	ClientGone bool   // client revoked
 	UserGone   bool   // user deleted
@@ -76,6 +80,8 @@ type RefreshInfo struct {
 
 // Store is the persistence the OAuth server needs.
 type Store interface {
+	// AccountTier returns the tier of a live account, or apperr NotFound.
+	AccountTier(ctx context.Context, userID string) (string, error)
 	CreateClient(ctx context.Context, c *Client) error
 	// ClientByID returns a client with its owner's tier, or apperr NotFound.
 	ClientByID(ctx context.Context, id string) (*Client, error)

@@ -296,8 +296,13 @@ func (s *Service) AuthenticateAccessToken(ctx context.Context, token string) (*a
 	if why := liveAccess(ti, s.clock.Now()); why != "" {
 		return nil, &apperr.Error{Kind: apperr.Unauthenticated, Code: "invalid_token", Message: why}
 	}
-	return &auth.Principal{
+	p := &auth.Principal{
 		UserID: ti.Grant.UserID, Role: ti.UserRole, Scopes: auth.ForTier(ti.Token.Scopes, ti.OwnerTier),
 		ClientID: ti.Grant.ClientID, GrantID: ti.Grant.ID, FirstParty: ti.OwnerRole == auth.RoleSystem,
-	}, nil
+		AccountID: ti.OwnerID, Tier: ti.OwnerTier, HourlyLimit: auth.HourlyLimit(ti.OwnerTier, ti.OwnerLimit),
+	}
+	if p.FirstParty {
+		p.AccountID, p.Tier, p.HourlyLimit = ti.Grant.UserID, ti.UserTier, auth.HourlyLimit(ti.UserTier, ti.UserLimit)
+	}
+	return p, nil
 }

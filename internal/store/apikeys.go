@@ -50,9 +50,9 @@ func (s *APIKeys) CreateKey(ctx context.Context, k *apikeys.Key, hash string) er
 // KeyByHash returns a key with its owner's role and tier.
 func (s *APIKeys) KeyByHash(ctx context.Context, hash string) (*apikeys.KeyInfo, error) {
 	var ki apikeys.KeyInfo
-	var deleted sql.NullInt64
-	k, err := readKey(s.db.QueryRowContext(ctx, `SELECT `+keyColumns+`, u.role, u.tier, u.deleted_at
-		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1`, hash), &ki.UserRole, &ki.UserTier, &deleted)
+	var deleted, limit sql.NullInt64
+	k, err := readKey(s.db.QueryRowContext(ctx, `SELECT `+keyColumns+`, u.role, u.tier, u.rate_limit, u.deleted_at
+		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1`, hash), &ki.UserRole, &ki.UserTier, &limit, &deleted)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, apperr.NotFoundf("no such API key")
 	}
@@ -60,6 +60,9 @@ func (s *APIKeys) KeyByHash(ctx context.Context, hash string) (*apikeys.KeyInfo,
 		return nil, fmt.Errorf("store: get API key: %w", err)
 	}
 	ki.Key, ki.UserGone = *k, deleted.Valid
+	if limit.Valid {
+		ki.UserLimit = &limit.Int64
+	}
 	return &ki, nil
 }
 

@@ -218,15 +218,16 @@ func (s *OAuth) AccessTokenByHash(ctx context.Context, hash string) (*oauth.Toke
 	var ti oauth.TokenInfo
 	var scope, gScope string
 	var created, expires, gCreated int64
-	var revoked, gRevoked, clientRevoked, userDeleted sql.NullInt64
+	var revoked, gRevoked, clientRevoked, userDeleted, userLimit, ownerLimit sql.NullInt64
 	err := s.db.QueryRowContext(ctx, `SELECT t.id, t.token_hash, t.grant_id, t.scope, t.created_at, t.expires_at, t.revoked_at,
-		`+grantColumns+`, u.role, u.username, o.tier, o.role, c.revoked_at, u.deleted_at
+		`+grantColumns+`, u.role, u.username, u.tier, u.rate_limit, o.id, o.tier, o.rate_limit, o.role, c.revoked_at, u.deleted_at
 		FROM oauth_access_tokens t JOIN oauth_grants g ON g.id = t.grant_id
 		JOIN oauth_clients c ON c.id = g.client_id JOIN users o ON o.id = c.owner_id JOIN users u ON u.id = g.user_id
 		WHERE t.token_hash = $1`, hash).
 		Scan(&ti.Token.ID, &ti.Token.Hash, &ti.Token.GrantID, &scope, &created, &expires, &revoked,
 			&ti.Grant.ID, &ti.Grant.ClientID, &ti.Grant.UserID, &gScope, &gCreated, &gRevoked,
-			&ti.UserRole, &ti.Username, &ti.OwnerTier, &ti.OwnerRole, &clientRevoked, &userDeleted)
+			&ti.UserRole, &ti.Username, &ti.UserTier, &userLimit, &ti.OwnerID, &ti.OwnerTier, &ownerLimit, &ti.OwnerRole,
+			&clientRevoked, &userDeleted)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, apperr.NotFoundf("no such access token")
 	}
@@ -237,6 +238,12 @@ func (s *OAuth) AccessTokenByHash(ctx context.Context, hash string) (*oauth.Toke
 	ti.Token.CreatedAt, ti.Token.ExpiresAt, ti.Token.RevokedAt = fromMicros(created), fromMicros(expires), fromNullMicros(revoked)
 	scanGrantInto(&ti.Grant, &gScope, &gCreated, &gRevoked)
 	ti.ClientGone, ti.UserGone = clientRevoked.Valid, userDeleted.Valid
+	if userLimit.Valid {
+		ti.UserLimit = &userLimit.Int64
+	}
+	if ownerLimit.Valid {
+		ti.OwnerLimit = &ownerLimit.Int64
+	}
 	return &ti, nil
 }
 

@@ -335,3 +335,27 @@ func redactUserEvents(ctx context.Context, tx *sql.Tx, userID string) error {
 	}
 	return nil
 }
+
+// accountTier returns the tier of a live account: what credential rules
+// (the admin scope) need of their owner, without reading the whole profile.
+func accountTier(ctx context.Context, db *DB, userID string) (string, error) {
+	var tier string
+	err := db.QueryRowContext(ctx, `SELECT tier FROM users WHERE id = $1 AND deleted_at IS NULL`, userID).Scan(&tier)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", apperr.NotFoundf("no such user")
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: account tier: %w", err)
+	}
+	return tier, nil
+}
+
+// AccountTier implements oauth.Store.
+func (s *OAuth) AccountTier(ctx context.Context, userID string) (string, error) {
+	return accountTier(ctx, s.db, userID)
+}
+
+// AccountTier implements apikeys.Store.
+func (s *APIKeys) AccountTier(ctx context.Context, userID string) (string, error) {
+	return accountTier(ctx, s.db, userID)
+}

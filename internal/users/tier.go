@@ -5,34 +5,20 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 )
 
-// Account tiers and their hourly request limits (API document section 8).
+// Account tiers; the rules about them live in auth.
 const (
-	TierFree       = "free"
-	TierPro        = "pro"
-	TierBusiness   = "business"
+	TierFree       = auth.TierFree
+	TierPro        = auth.TierPro
+	TierBusiness   = auth.TierBusiness
 	TierEnterprise = auth.TierEnterprise
 )
 
-// TierLimits is the default hourly limit of each tier. Enterprise is "custom"
-// in the document: 1,000,000 until an operator sets the account's own.
-var TierLimits = map[string]int64{
-	TierFree:       1000,
-	TierPro:        10000,
-	TierBusiness:   100000,
-	TierEnterprise: 1000000,
-}
-
 // HourlyLimit is the account's request limit per hour.
-func (u *User) HourlyLimit() int64 {
-	if u.RateLimit != nil {
-		return *u.RateLimit
-	}
-	return TierLimits[u.Tier]
-}
+func (u *User) HourlyLimit() int64 { return auth.HourlyLimit(u.Tier, u.RateLimit) }
 
 // CheckTier validates a tier name and an optional custom limit.
 func CheckTier(tier string, limit *int64) error {
-	if _, ok := TierLimits[tier]; !ok {
+	if !auth.KnownTier(tier) {
 		return apperr.InvalidParam("tier", "invalid_tier", "tier must be one of free, pro, business, enterprise")
 	}
 	if limit != nil && *limit <= 0 {
