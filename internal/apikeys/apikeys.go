@@ -30,7 +30,7 @@ type Key struct {
 
 // KeyInfo is a key with what authentication needs of its owner.
 type KeyInfo struct {
-	Key      Key
+	Key       Key
 	UserRole  string
 	UserTier  string
 	UserLimit *int64 // custom hourly limit of the owner, if any
@@ -67,7 +67,7 @@ func NewService(s Store, c clock.Clock) *Service { return &Service{store: s, clo
 type Spec struct {
 	UserID string
 	Name   string
-	Scopes    []string // empty: read
+	Scopes []string // empty: read
 	// Within, when set, bounds the scopes: a credential cannot mint a key
 	// stronger than itself.
 	Within []string
