@@ -40,6 +40,8 @@ type App struct {
 	Sessions *sessions.Service
 	Outbox   *store.Outbox
 	Handler  http.Handler
+
+	retention store.Retention
 }
 
 // Options are what tests and benchmarks may replace.
@@ -84,6 +86,10 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Sessions: sessions.NewService(store.NewSessions(db), clk),
 		Outbox:   store.NewOutbox(db),
 	}
+	a.retention = store.DefaultRetention
+	if cfg.OutboxRetention > 0 {
+		a.retention.Outbox = cfg.OutboxRetention
+	}
 	csrfKey, err := db.InstanceKey(ctx, "csrf", randomKey, clk.Now().UnixMicro())
 	if err != nil {
 		return nil, err
@@ -123,7 +129,7 @@ func (a *App) RunJanitor(ctx context.Context, interval time.Duration, log *slog.
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		n, err := a.DB.PurgeExpired(ctx, a.Clock.Now(), idempotency.TTL)
+		n, err := a.DB.PurgeExpired(ctx, a.Clock.Now(), a.retention)
 		if err != nil && ctx.Err() == nil {
 			log.Warn("purge expired rows", "error", err.Error())
 		} else if err == nil {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Config holds every setting.
@@ -20,6 +21,10 @@ type Config struct {
 	DocsURL     string
 	LogLevel    string
 	LogFormat   string
+	// OutboxRetention is how long events every consumer is done with are kept.
+	OutboxRetention time.Duration
+
+	badEnv []string // duration variables that did not parse, reported by Validate
 }
 
 // Defaults of the settings.
@@ -44,7 +49,21 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
 	fs.StringVar(&c.DocsURL, "docs-url", env("MATCHPOINT_DOCS_URL", ""), "error reference address; default BASE_URL/docs/errors (MATCHPOINT_DOCS_URL)")
 	fs.StringVar(&c.LogLevel, "log-level", env("MATCHPOINT_LOG_LEVEL", "info"), "debug, info, warn or error (MATCHPOINT_LOG_LEVEL)")
 	fs.StringVar(&c.LogFormat, "log-format", env("MATCHPOINT_LOG_FORMAT", "json"), "json or text (MATCHPOINT_LOG_FORMAT)")
+	fs.DurationVar(&c.OutboxRetention, "outbox-retention", c.envDuration(getenv, "MATCHPOINT_OUTBOX_RETENTION", 30*24*time.Hour),
+		"how long delivered outbox events are kept (MATCHPOINT_OUTBOX_RETENTION)")
 	return c
+}
+
+// envDuration reads a duration variable; a malformed one keeps the default
+// and is reported by Validate.
+func (c *Config) envDuration(getenv func(string) string, name string, def time.Duration) time.Duration {
+	if v := getenv(name); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+		c.badEnv = append(c.badEnv, name)
+	}
+	return def
 }
 
 // Validate checks the settings and fills derived ones.
@@ -59,6 +78,12 @@ func (c *Config) Validate() error {
 	}
 	if _, err := c.Level(); err != nil {
 		return err
+	}
+	if len(c.badEnv) > 0 {
+		return fmt.Errorf("config: %s must be a duration like 720h", strings.Join(c.badEnv, ", "))
+	}
+	if c.OutboxRetention <= 0 {
+		return errors.New("config: outbox retention must be positive")
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		return errors.New("config: log format must be json or text")

@@ -183,7 +183,7 @@ func TestProfiles(t *testing.T) {
 		if _, err := s.App.Users.Login(context.Background(), "ann", apptest.Password); err == nil {
 			t.Error("a deleted account can still sign in")
 		}
-		evs, _, err := s.App.Outbox.After(context.Background(), 0, 1000)
+		evs, err := s.App.Outbox.Recorded(context.Background(), 0, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -398,7 +398,7 @@ func TestSignupPage(t *testing.T) {
 
 func countEvents(t *testing.T, s *apptest.Server, typ string) int {
 	t.Helper()
-	evs, _, err := s.App.Outbox.After(context.Background(), 0, 10000)
+	evs, err := s.App.Outbox.Recorded(context.Background(), 0, 10000)
 	if err != nil {
 		t.Fatal(err)
 	}

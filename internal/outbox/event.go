@@ -32,6 +32,14 @@ const (
 	NotificationDelivered = "notification.delivered"
 )
 
+// Consumers of the outbox. Every event gets a pending row per consumer in
+// the transaction that records it; a consumer claims rows with a lease and
+// deletes them in its own transaction when their work is recorded.
+const ConsumerWebhooks = "webhooks"
+
+// Consumers lists every consumer.
+var Consumers = []string{ConsumerWebhooks}
+
 // Kinds lists every event kind, in the document's order.
 var Kinds = []string{
 	UserCreated, UserUpdated, UserVerified, UserDeleted,
@@ -46,9 +54,14 @@ type Event struct {
 	ID      string
 	Type    string
 	Created time.Time
-	// UserID is the account the event is about; delivery uses it to apply the
-	// rule that a subscriber sees only what its credentials could read.
+	// UserID is the account the event is about (erasure finds its events by it).
 	UserID string
+	// Audience lists the accounts that may read what the event is about
+	// through the API. A webhook subscriber that is not an Enterprise admin
+	// receives the event only if its account is in it. New sets it to the
+	// subject alone; a domain widens it (both people of a match, the members
+	// of a conversation) before writing the event.
+	Audience []string
 	// Payload is the whole JSON envelope as it will be delivered.
 	Payload []byte
 }
@@ -68,6 +81,9 @@ func New(now time.Time, typ, userID, resource string, obj any) (Event, error) {
 		return Event{}, fmt.Errorf("outbox: encode %s: %w", typ, err)
 	}
 	ev := Event{ID: ids.New(ids.Envelope), Type: typ, Created: now.UTC(), UserID: userID}
+	if userID != "" {
+		ev.Audience = []string{userID}
+	}
 	ev.Payload, err = json.Marshal(Envelope{
 		ID:      ev.ID,
 		Type:    typ,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 )
 
@@ -14,15 +15,27 @@ import (
 // expire, because presenting one again must revoke its family.
 const keepAfterExpiry = 24 * time.Hour
 
+// Retention says how long finished records are kept.
+type Retention struct {
+	Idempotency time.Duration // idempotency keys (24 h)
+	Outbox      time.Duration // events every consumer is done with (30 days)
+}
+
+// DefaultRetention is the retention of DECISIONS.md.
+var DefaultRetention = Retention{Idempotency: idempotency.TTL, Outbox: 30 * 24 * time.Hour}
+
 // PurgeExpired deletes rows nothing can use any more and returns how many of
 // each. Every node may run it at any time: the deletes are idempotent.
-func (db *DB) PurgeExpired(ctx context.Context, now time.Time, idempotencyTTL time.Duration) (map[string]int64, error) {
+func (db *DB) PurgeExpired(ctx context.Context, now time.Time, keep Retention) (map[string]int64, error) {
 	jobs := []struct {
 		table, query string
 		arg          time.Time
 	}{
 		{"web_sessions", `DELETE FROM web_sessions WHERE expires_at < $1`, now},
-		{"idempotency_keys", `DELETE FROM idempotency_keys WHERE created_at < $1`, now.Add(-idempotencyTTL)},
+		{"idempotency_keys", `DELETE FROM idempotency_keys WHERE created_at < $1`, now.Add(-keep.Idempotency)},
+		// An event still pending for some consumer is kept, however old.
+		{"outbox_events", `DELETE FROM outbox_events WHERE created_at < $1
+			AND NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.seq = outbox_events.seq)`, now.Add(-keep.Outbox)},
 		{"oauth_codes", `DELETE FROM oauth_codes WHERE expires_at < $1`, now.Add(-keepAfterExpiry)},
 		{"oauth_access_tokens", `DELETE FROM oauth_access_tokens WHERE expires_at < $1`, now.Add(-keepAfterExpiry)},
 		{"oauth_refresh_tokens", `DELETE FROM oauth_refresh_tokens WHERE expires_at < $1`, now},

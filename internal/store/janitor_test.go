@@ -25,7 +25,7 @@ func TestPurgeExpired(t *testing.T) {
 		clk.Advance(sessions.TTL - time.Hour)
 		fresh, _ := ss.Start(ctx, u.ID)
 		clk.Advance(2 * time.Hour)
-		n, err := db.PurgeExpired(ctx, clk.Now(), 24*time.Hour)
+		n, err := db.PurgeExpired(ctx, clk.Now(), store.DefaultRetention)
 		if err != nil {
 			t.Fatal(err)
 		}

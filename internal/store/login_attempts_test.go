@@ -52,7 +52,7 @@ func TestLoginThrottle(t *testing.T) {
 			t.Fatalf("lock did not lift: %v", err)
 		}
 		clk.Advance(users.LoginWindow + users.LoginLockout)
-		if n, err := db.PurgeExpired(ctx, clk.Now(), 24*time.Hour); err != nil || n["login_attempts"] != 1 {
+		if n, err := db.PurgeExpired(ctx, clk.Now(), store.DefaultRetention); err != nil || n["login_attempts"] != 1 {
 			t.Fatalf("purge: %v %v", n, err)
 		}
 	})

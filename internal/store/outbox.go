@@ -3,52 +3,193 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/outbox"
 )
 
-// appendEvent writes an outbox event inside the transaction of its change.
+// appendEvent writes an outbox event inside the transaction of its change,
+// with a pending row for every consumer: the event and its queue entries
+// commit (and become visible) together, or not at all.
 func appendEvent(ctx context.Context, tx *sql.Tx, ev *outbox.Event) error {
 	if ev == nil {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx,
-		`INSERT INTO outbox_events (id, type, user_id, payload, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		ev.ID, ev.Type, ev.UserID, string(ev.Payload), micros(ev.Created))
+	var seq int64
+	err := tx.QueryRowContext(ctx,
+		`INSERT INTO outbox_events (id, type, user_id, audience, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq`,
+		ev.ID, ev.Type, nullString(ev.UserID), strings.Join(ev.Audience, " "), string(ev.Payload), micros(ev.Created)).Scan(&seq)
 	if err != nil {
 		return fmt.Errorf("store: append %s event: %w", ev.Type, err)
+	}
+	for _, c := range outbox.Consumers {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox_pending (consumer, seq) VALUES ($1, $2)`, c, seq); err != nil {
+			return fmt.Errorf("store: queue %s event: %w", ev.Type, err)
+		}
 	}
 	return nil
 }
 
-// Outbox reads recorded events in order; webhook delivery builds on it.
+// Outbox is the consumer side of the outbox: a queue per consumer from which
+// work is claimed under a lease. A lease that expires (its node died) is
+// claimed again by another node, so every event is handled at least once.
 type Outbox struct{ db *DB }
 
 // NewOutbox returns the outbox over db.
 func NewOutbox(db *DB) *Outbox { return &Outbox{db: db} }
 
-// After returns up to limit events recorded after sequence number seq.
-func (o *Outbox) After(ctx context.Context, seq int64, limit int) ([]outbox.Event, []int64, error) {
-	rows, err := o.db.QueryContext(ctx,
-		`SELECT seq, id, type, COALESCE(user_id, ''), payload, created_at FROM outbox_events WHERE seq > $1 ORDER BY seq LIMIT $2`,
-		seq, limit)
+// Claimed is an event leased to a consumer.
+type Claimed struct {
+	Seq   int64
+	Event outbox.Event
+}
+
+// ErrLeaseLost aborts a consumer's transaction whose lease another node took
+// over after it expired: that node does the work instead.
+var ErrLeaseLost = errors.New("store: outbox lease lost")
+
+const eventColumns = `e.seq, e.id, e.type, COALESCE(e.user_id, ''), e.audience, e.payload, e.created_at`
+
+func scanEvent(row scanner) (Claimed, error) {
+	var c Claimed
+	var audience, payload string
+	var created int64
+	if err := row.Scan(&c.Seq, &c.Event.ID, &c.Event.Type, &c.Event.UserID, &audience, &payload, &created); err != nil {
+		return c, err
+	}
+	c.Event.Audience, c.Event.Payload, c.Event.Created = strings.Fields(audience), []byte(payload), fromMicros(created)
+	return c, nil
+}
+
+// Claim leases up to limit of the consumer's pending events, oldest first,
+// to owner until now+lease. Rows leased to someone else and not yet expired
+// are skipped, never waited for.
+func (o *Outbox) Claim(ctx context.Context, consumer, owner string, now time.Time, lease time.Duration, limit int) ([]Claimed, error) {
+	var out []Claimed
+	err := o.db.Tx(ctx, func(tx *sql.Tx) error {
+		// PostgreSQL: SKIP LOCKED lets nodes claim side by side without
+		// blocking on each other's rows. SQLite: the IMMEDIATE transaction
+		// already holds the write lock, so a plain subquery is exact.
+		pick := `SELECT seq FROM outbox_pending WHERE consumer = $1 AND lease_until < $4 ORDER BY seq LIMIT $5`
+		if o.db.Dialect == Postgres {
+			pick += ` FOR UPDATE SKIP LOCKED`
+		}
+		rows, err := tx.QueryContext(ctx, `UPDATE outbox_pending SET lease_owner = $2, lease_until = $3
+			WHERE consumer = $1 AND seq IN (`+pick+`) RETURNING seq`,
+			consumer, owner, micros(now.Add(lease)), micros(now), limit)
+		if err != nil {
+			return err
+		}
+		var seqs []any
+		for rows.Next() {
+			var s int64
+			if err := rows.Scan(&s); err != nil {
+				rows.Close()
+				return err
+			}
+			seqs = append(seqs, s)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil || len(seqs) == 0 {
+			return err
+		}
+		rows, err = tx.QueryContext(ctx, `SELECT `+eventColumns+` FROM outbox_events e WHERE e.seq IN (`+placeholders(1, len(seqs))+`) ORDER BY e.seq`, seqs...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			c, err := scanEvent(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		return rows.Err()
+	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("store: read outbox: %w", err)
+		return nil, fmt.Errorf("store: claim outbox events: %w", err)
+	}
+	return out, nil
+}
+
+// outboxDone removes a claimed event from the consumer's queue inside the
+// consumer's own transaction, so the work it recorded and the end of the
+// lease commit together. ErrLeaseLost means another node holds it now.
+func outboxDone(ctx context.Context, tx *sql.Tx, consumer, owner string, seq int64) error {
+	res, err := tx.ExecContext(ctx, `DELETE FROM outbox_pending WHERE consumer = $1 AND seq = $2 AND lease_owner = $3`, consumer, seq, owner)
+	if err != nil {
+		return fmt.Errorf("store: finish outbox event: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// Done removes claimed events from the consumer's queue in a transaction of
+// their own, for consumers whose work writes nothing else.
+func (o *Outbox) Done(ctx context.Context, consumer, owner string, seqs ...int64) error {
+	return o.db.Tx(ctx, func(tx *sql.Tx) error {
+		for _, s := range seqs {
+			if err := outboxDone(ctx, tx, consumer, owner, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Release hands leases back (a node stopping), so others claim them at once.
+func (o *Outbox) Release(ctx context.Context, consumer, owner string) error {
+	_, err := o.db.ExecContext(ctx, `UPDATE outbox_pending SET lease_owner = '', lease_until = 0 WHERE consumer = $1 AND lease_owner = $2`,
+		consumer, owner)
+	if err != nil {
+		return fmt.Errorf("store: release outbox leases: %w", err)
+	}
+	return nil
+}
+
+// Pending counts a consumer's events not yet done (a metric and a test aid).
+func (o *Outbox) Pending(ctx context.Context, consumer string) (int64, error) {
+	var n int64
+	if err := o.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox_pending WHERE consumer = $1`, consumer).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count pending outbox events: %w", err)
+	}
+	return n, nil
+}
+
+// Recorded lists committed events after seq in order, for tests and tools
+// that inspect what was recorded. It is not a consumer: a reader that moves
+// past a sequence number can miss a transaction that commits late.
+func (o *Outbox) Recorded(ctx context.Context, seq int64, limit int) ([]outbox.Event, error) {
+	rows, err := o.db.QueryContext(ctx, `SELECT `+eventColumns+` FROM outbox_events e WHERE e.seq > $1 ORDER BY e.seq LIMIT $2`, seq, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: read outbox: %w", err)
 	}
 	defer rows.Close()
 	var evs []outbox.Event
-	var seqs []int64
 	for rows.Next() {
-		var ev outbox.Event
-		var s, created int64
-		var payload string
-		if err := rows.Scan(&s, &ev.ID, &ev.Type, &ev.UserID, &payload, &created); err != nil {
-			return nil, nil, fmt.Errorf("store: read outbox: %w", err)
+		c, err := scanEvent(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: read outbox: %w", err)
 		}
-		ev.Payload, ev.Created = []byte(payload), fromMicros(created)
-		evs = append(evs, ev)
-		seqs = append(seqs, s)
+		evs = append(evs, c.Event)
 	}
-	return evs, seqs, rows.Err()
+	return evs, rows.Err()
+}
+
+// placeholders returns "$from, $from+1, ..." for n arguments.
+func placeholders(from, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "$%d", from+i)
+	}
+	return b.String()
 }

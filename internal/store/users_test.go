@@ -73,7 +73,7 @@ func TestUsersStore(t *testing.T) {
 		if email != nil || first != "" {
 			t.Fatalf("personal data kept after delete: %v %v", email, first)
 		}
-		evs, _, err := store.NewOutbox(db).After(ctx, 0, 100)
+		evs, err := store.NewOutbox(db).Recorded(ctx, 0, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
