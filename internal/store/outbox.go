@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -192,4 +193,53 @@ func placeholders(from, n int) string {
 		fmt.Fprintf(&b, "$%d", from+i)
 	}
 	return b.String()
+}
+
+func init() {
+	registerEraser("outbox_events", []string{"user_id"}, redactEvents)
+}
+
+// redactEvents reduces the data of the account's earlier events to the ids
+// of their resources: an erased account's email, names or words must not
+// live on in the outbox, or reach a webhook subscriber later.
+func redactEvents(ctx context.Context, tx *sql.Tx, e erasure) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, payload FROM outbox_events WHERE user_id = $1`, e.UserID)
+	if err != nil {
+		return fmt.Errorf("store: read events to redact: %w", err)
+	}
+	type row struct{ id, payload string }
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.payload); err != nil {
+			rows.Close()
+			return fmt.Errorf("store: read events to redact: %w", err)
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range all {
+		var env outbox.Envelope
+		if err := json.Unmarshal([]byte(r.payload), &env); err != nil {
+			return fmt.Errorf("store: event %s: %w", r.id, err)
+		}
+		for name, raw := range env.Data {
+			var obj struct {
+				ID string `json:"id"`
+			}
+			_ = json.Unmarshal(raw, &obj) // a resource without an id keeps none
+			env.Data[name], _ = json.Marshal(map[string]any{"id": obj.ID, "redacted": true})
+		}
+		b, err := json.Marshal(env)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE outbox_events SET payload = $2 WHERE id = $1`, r.id, string(b)); err != nil {
+			return fmt.Errorf("store: redact event %s: %w", r.id, err)
+		}
+	}
+	return nil
 }

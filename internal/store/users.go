@@ -250,90 +250,46 @@ func (s *Users) ModifyUser(ctx context.Context, id string, fn func(u *users.User
 	return out, err
 }
 
-// DeleteUser anonymises the account and revokes everything it could sign in
-// with. The row stays (with no personal data) so that references from other
-// records keep pointing at "a deleted user" rather than at nothing.
+// DeleteUser anonymises the account and runs every domain's eraser in the
+// same transaction. The row stays (with no personal data) so that references
+// from other records keep pointing at "a deleted user" rather than at nothing.
 func (s *Users) DeleteUser(ctx context.Context, id string, at time.Time, ev *outbox.Event) error {
-	now := micros(at)
 	return s.db.Tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET email = NULL, email_key = NULL, username = $2, username_key = $2,
 			first_name = '', last_name = '', password_hash = NULL, location = '', latitude = NULL, longitude = NULL,
 			bio = '', availability = '[]', profile_visibility = 'private', discoverable = $3, show_location = $3,
-			updated_at = $4, deleted_at = $4 WHERE id = $1 AND deleted_at IS NULL`, id, "deleted-"+id, false, now)
+			updated_at = $4, deleted_at = $4 WHERE id = $1 AND deleted_at IS NULL`, id, "deleted-"+id, false, micros(at))
 		if err != nil {
 			return fmt.Errorf("store: delete user: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return apperr.NotFoundf("no user %q", id)
+			return apperr.NotFoundf("no such user")
 		}
-		for _, q := range []string{
-			`DELETE FROM user_sports WHERE user_id = $1`,
-			`DELETE FROM web_sessions WHERE user_id = $1`,
-			`DELETE FROM oauth_consents WHERE user_id = $1`,
-			`DELETE FROM verification_requests WHERE user_id = $1`,
-			`UPDATE oauth_grants SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL`,
-			`UPDATE api_keys SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL`,
-			`UPDATE oauth_clients SET revoked_at = $2 WHERE owner_id = $1 AND revoked_at IS NULL`,
-			// Stored responses of the account's credentials may hold its data.
-			`DELETE FROM idempotency_keys WHERE owner IN (SELECT 'key:' || id FROM api_keys WHERE user_id = $1)
-				OR owner IN (SELECT 'oauth:' || id || ':' || $1 FROM oauth_clients)`,
-		} {
-			args := []any{id}
-			if strings.Contains(q, "$2") {
-				args = append(args, now)
-			}
-			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-				return fmt.Errorf("store: delete user: %w", err)
-			}
-		}
-		if err := redactUserEvents(ctx, tx, id); err != nil {
+		if err := eraseAccount(ctx, tx, erasure{UserID: id, At: at}); err != nil {
 			return err
 		}
 		return appendEvent(ctx, tx, ev)
 	})
 }
 
-// redactUserEvents rewrites the account's earlier user.* events so that
-// their data holds the id alone: an erased account's email and names must
-// not live on in the outbox, or reach a webhook subscriber later.
-func redactUserEvents(ctx context.Context, tx *sql.Tx, userID string) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, payload FROM outbox_events WHERE user_id = $1 AND type LIKE 'user.%'`, userID)
-	if err != nil {
-		return fmt.Errorf("store: read events to redact: %w", err)
-	}
-	type row struct{ id, payload string }
-	var all []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.id, &r.payload); err != nil {
-			rows.Close()
-			return fmt.Errorf("store: read events to redact: %w", err)
-		}
-		all = append(all, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+func init() {
+	keepColumn("users", "id", "the account row itself is anonymised by DeleteUser")
+	deleteRowsOf("user_sports", "user_id")
+	deleteRowsOf("web_sessions", "user_id")
+	deleteRowsOf("oauth_consents", "user_id")
+	deleteRowsOf("oauth_codes", "user_id")
+	deleteRowsOf("verification_requests", "user_id")
+	keepColumn("verification_requests", "reviewer_id", "who reviewed others' requests; it points at the anonymised account")
+	revokeRowsOf("oauth_grants", "user_id")
+	revokeRowsOf("api_keys", "user_id")
+	revokeRowsOf("oauth_clients", "owner_id")
+	// Stored responses of the account's credentials may hold its data. Their
+	// owner column names a credential, not an account.
+	registerEraser("idempotency_keys", nil, func(ctx context.Context, tx *sql.Tx, e erasure) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE owner IN (SELECT 'key:' || id FROM api_keys WHERE user_id = $1)
+			OR owner IN (SELECT 'oauth:' || id || ':' || $1 FROM oauth_clients)`, e.UserID)
 		return err
-	}
-	redacted, err := json.Marshal(map[string]any{"id": userID, "redacted": true})
-	if err != nil {
-		return err
-	}
-	for _, r := range all {
-		var env outbox.Envelope
-		if err := json.Unmarshal([]byte(r.payload), &env); err != nil {
-			return fmt.Errorf("store: event %s: %w", r.id, err)
-		}
-		env.Data = map[string]json.RawMessage{"user": redacted}
-		b, err := json.Marshal(env)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE outbox_events SET payload = $2 WHERE id = $1`, r.id, string(b)); err != nil {
-			return fmt.Errorf("store: redact event %s: %w", r.id, err)
-		}
-	}
-	return nil
+	})
 }
 
 // accountTier returns the tier of a live account: what credential rules
