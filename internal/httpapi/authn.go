@@ -20,22 +20,24 @@ const (
 	schemeAPIKey = "apiKey"
 )
 
+// errNoCredentials answers an operation that needs a credential and got none.
+var errNoCredentials = &apperr.Error{Kind: apperr.Unauthenticated, Code: "unauthenticated",
+	Message: "Send an access token or API key in the Authorization header: Bearer <token>."}
+
 // authenticate resolves the bearer credential of every API request. The
-// prefix routes it: mpa_ to the OAuth server, mpk_ to API keys.
+// prefix routes it: mpa_ to the OAuth server, mpk_ to API keys. A request
+// without one goes on without a principal: the operation decides (only
+// operations marked public take it); a credential that is sent and invalid
+// is refused here, whatever the operation.
 func (s *server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
 		p, err := s.principal(r)
 		if err != nil {
-			desc := "Authentication required."
-			if e, ok := apperr.As(err); ok && e.Kind == apperr.Unauthenticated {
-				desc = e.Message
-			}
-			if e, ok := apperr.As(err); ok && e.Code == "invalid_token" {
-				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="matchpoint", error="invalid_token", error_description=%q`, desc))
-			} else {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="matchpoint"`)
-			}
-			s.problems.writeErr(w, r, err)
+			s.unauthorized(w, r, err)
 			return
 		}
 		setUser(r.Context(), p.UserID)
@@ -43,12 +45,21 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 	})
 }
 
+// unauthorized answers 401 with the WWW-Authenticate challenge of RFC 6750.
+func (s *server) unauthorized(w http.ResponseWriter, r *http.Request, err error) {
+	w.Header().Set("WWW-Authenticate", challenge(err))
+	s.problems.writeErr(w, r, err)
+}
+
+func challenge(err error) string {
+	if e, ok := apperr.As(err); ok && e.Code == "invalid_token" {
+		return fmt.Sprintf(`Bearer realm="matchpoint", error="invalid_token", error_description=%q`, e.Message)
+	}
+	return `Bearer realm="matchpoint"`
+}
+
 func (s *server) principal(r *http.Request) (*auth.Principal, error) {
 	h := r.Header.Get("Authorization")
-	if h == "" {
-		return nil, &apperr.Error{Kind: apperr.Unauthenticated, Code: "unauthenticated",
-			Message: "Send an access token or API key in the Authorization header: Bearer <token>."}
-	}
 	scheme, tok, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
 		return nil, &apperr.Error{Kind: apperr.Unauthenticated, Code: "invalid_token",
@@ -66,8 +77,14 @@ func (s *server) principal(r *http.Request) (*auth.Principal, error) {
 
 // requires declares the scopes an operation needs: any one of them will do.
 // It is written into the OpenAPI document, and requireScopes enforces exactly
-// what the document says, so the two cannot drift apart.
+// what the document says, so the two cannot drift apart. Every operation
+// declares its scopes or is marked public(); checkDeclared refuses one with
+// neither when it is registered, so a forgotten declaration fails closed, at
+// start-up and in every test, instead of letting any credential through.
 func requires(scopes ...string) []map[string][]string {
+	if len(scopes) == 0 {
+		panic("httpapi: requires() needs at least one scope; mark the operation public() instead")
+	}
 	var out []map[string][]string
 	for _, sc := range scopes {
 		out = append(out, map[string][]string{schemeOAuth: {sc}})
@@ -76,6 +93,23 @@ func requires(scopes ...string) []map[string][]string {
 		out = append(out, map[string][]string{schemeAPIKey: {sc}})
 	}
 	return out
+}
+
+// publicKey marks an operation that needs no credential, in its Metadata.
+const publicKey = "public"
+
+// public is the Metadata of an operation anyone may call without a
+// credential, such as published configuration.
+func public() map[string]any { return map[string]any{publicKey: true} }
+
+func isPublic(op *huma.Operation) bool { v, _ := op.Metadata[publicKey].(bool); return v }
+
+// checkDeclared is called by Huma for every operation added to the API.
+func checkDeclared(_ *huma.OpenAPI, op *huma.Operation) {
+	if isPublic(op) == (len(op.Security) > 0) {
+		panic(fmt.Sprintf("httpapi: operation %s %s must declare its scopes with requires(...) or be marked public(), not both or neither",
+			op.Method, op.Path))
+	}
 }
 
 // scopesOf reads back the alternatives an operation accepts.
@@ -97,9 +131,18 @@ func (s *server) requireScopes(api huma.API) func(huma.Context, func(huma.Contex
 	return func(ctx huma.Context, next func(huma.Context)) {
 		op := ctx.Operation()
 		setRoute(ctx.Context(), op.Method+" "+op.Path)
+		if isPublic(op) {
+			next(ctx)
+			return
+		}
 		need := scopesOf(op)
 		p := auth.FromContext(ctx.Context())
-		if len(need) == 0 || (p != nil && p.HasAny(need...)) {
+		if p == nil {
+			ctx.SetHeader("WWW-Authenticate", challenge(errNoCredentials))
+			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "", errNoCredentials)
+			return
+		}
+		if p.HasAny(need...) {
 			next(ctx)
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/auth"
 )
 
 // healthz says the process is up; it checks nothing else, so a slow database
@@ -39,6 +40,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // the path exists under another method, else 404, both as problems.
 func (s *server) apiFallback(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if auth.FromContext(r.Context()) == nil {
+			// Without a credential the API says nothing about what exists.
+			s.unauthorized(w, r, errNoCredentials)
+			return
+		}
 		var allowed []string
 		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete} {
 			if m == r.Method {

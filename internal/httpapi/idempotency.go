@@ -21,7 +21,7 @@ var replayedHeaders = []string{"Content-Type", "Location", "Matchpoint-Maturity"
 func (s *server) idempotent(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("Idempotency-Key")
-		if r.Method != http.MethodPost || key == "" {
+		if r.Method != http.MethodPost || key == "" || auth.FromContext(r.Context()) == nil {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -212,7 +212,7 @@ func (s *server) documentOAuth() {
 	}}
 	o := s.api.OpenAPI()
 	o.AddOperation(&huma.Operation{
-		OperationID: "oauth-authorize", Method: http.MethodGet, Path: "/oauth/authorize", Tags: []string{"OAuth 2.0"},
+		OperationID: "oauth-authorize", Method: http.MethodGet, Path: "/oauth/authorize", Tags: []string{"OAuth 2.0"}, Metadata: public(),
 		Summary:     "Ask the user to authorize a client",
 		Description: "Browser redirect. Checks client_id and the exact redirect_uri first (errors there are shown to the user, never redirected), then signs the user in and asks for consent. Redirects to redirect_uri with code and state, or with error, error_description, error_uri and state. PKCE (S256) is required for public clients. prompt=consent asks again even if consent was given.",
 		Parameters: []*huma.Param{
@@ -228,7 +228,7 @@ func (s *server) documentOAuth() {
 		Responses: map[string]*huma.Response{"302": {Description: "Redirect to the login page, or back to the client"}, "400": {Description: "Unknown client or unregistered redirect_uri (HTML page)"}},
 	})
 	o.AddOperation(&huma.Operation{
-		OperationID: "oauth-token", Method: http.MethodPost, Path: "/oauth/token", Tags: []string{"OAuth 2.0"},
+		OperationID: "oauth-token", Method: http.MethodPost, Path: "/oauth/token", Tags: []string{"OAuth 2.0"}, Metadata: public(),
 		Summary:     "Exchange a code or a refresh token for tokens",
 		Description: "Client authentication by client_secret in the body or HTTP Basic. Refresh tokens rotate: each use returns a new one, and reusing an old one revokes every token of the grant. A refresh may narrow the scope, never widen it.",
 		RequestBody: form(map[string]*huma.Schema{
@@ -250,14 +250,14 @@ func (s *server) documentOAuth() {
 		},
 	})
 	o.AddOperation(&huma.Operation{
-		OperationID: "oauth-revoke", Method: http.MethodPost, Path: "/oauth/revoke", Tags: []string{"OAuth 2.0"},
+		OperationID: "oauth-revoke", Method: http.MethodPost, Path: "/oauth/revoke", Tags: []string{"OAuth 2.0"}, Metadata: public(),
 		Summary:     "Revoke a token (RFC 7009)",
 		Description: "Revoking a refresh token revokes its whole grant; revoking an access token revokes that token. Answers 200 for unknown tokens too.",
 		RequestBody: form(map[string]*huma.Schema{"token": str(""), "token_type_hint": str("ignored"), "client_id": str(""), "client_secret": str("")}, "token"),
 		Responses:   map[string]*huma.Response{"200": {Description: "Revoked, or nothing to revoke"}, "400": errResp, "401": errResp},
 	})
 	o.AddOperation(&huma.Operation{
-		OperationID: "oauth-introspect", Method: http.MethodPost, Path: "/oauth/introspect", Tags: []string{"OAuth 2.0"},
+		OperationID: "oauth-introspect", Method: http.MethodPost, Path: "/oauth/introspect", Tags: []string{"OAuth 2.0"}, Metadata: public(),
 		Summary:     "Describe a token (RFC 7662)",
 		Description: "A client may introspect only tokens issued to it; any other token is reported inactive.",
 		RequestBody: form(map[string]*huma.Schema{"token": str(""), "client_id": str(""), "client_secret": str("")}, "token"),

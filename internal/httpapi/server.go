@@ -117,6 +117,7 @@ func (s *server) newAPI(mux *http.ServeMux) huma.API {
 			Description: "An API key, sent as a bearer token. Keys carry scopes like OAuth tokens do."},
 	}
 	api := humago.New(mux, cfg)
+	api.OpenAPI().OnAddOperation = append(api.OpenAPI().OnAddOperation, checkDeclared)
 	api.UseMiddleware(s.requireScopes(api))
 	return api
 }
