@@ -99,14 +99,17 @@ func redact(raw string) string {
 	return u.String()
 }
 
-// Tx runs fn in a transaction and commits if fn returns nil.
+// Tx runs fn in a transaction and commits if fn returns nil. The deferred
+// rollback also ends the transaction when fn panics, so a bug in one request
+// cannot leave a connection holding locks (SQLite's single write lock, above
+// all); after Commit it does nothing.
 func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
+	defer func() { _ = tx.Rollback() }()
 	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
