@@ -1,0 +1,86 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+	"time"
+
+	"github.com/matchpoint-api/matchpoint/internal/clock"
+	"github.com/matchpoint-api/matchpoint/internal/notify"
+	"github.com/matchpoint-api/matchpoint/internal/store"
+	"github.com/matchpoint-api/matchpoint/internal/testdb"
+	"github.com/matchpoint-api/matchpoint/internal/users"
+)
+
+func register(t *testing.T, db *store.DB, clk clock.Clock, name string) *users.User {
+	t.Helper()
+	u, err := users.NewService(store.NewUsers(db), clk).Register(context.Background(), users.Registration{
+		Email: name + "@example.com", Username: name, Password: "correct horse battery"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestNotificationsCollapse(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		u := register(t, db, clk, "nina")
+		add := func(n *notify.Notification) {
+			t.Helper()
+			if err := db.Tx(ctx, func(tx *sql.Tx) error { return store.AddNotification(ctx, tx, n) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		first := notify.New(clk.Now(), u.ID, notify.KindMessage, "Ann sent you a message", "hi", map[string]string{"conversation_id": "cnv_1"})
+		first.CollapseKey = "conversation:cnv_1"
+		add(first)
+		second := notify.New(clk.Now(), u.ID, notify.KindMessage, "Ann sent you 2 messages", "still there?", nil)
+		second.CollapseKey = "conversation:cnv_1"
+		add(second)
+		if second.ID != first.ID || second.Count != 2 {
+			t.Fatalf("unread notification not collapsed: %s count %d (first %s)", second.ID, second.Count, first.ID)
+		}
+		other := notify.New(clk.Now(), u.ID, notify.KindMatchRequested, "Bob wants to play", "", nil)
+		add(other)
+		if _, err := db.ExecContext(ctx, `UPDATE notifications SET read_at = 1 WHERE id = $1`, first.ID); err != nil {
+			t.Fatal(err)
+		}
+		third := notify.New(clk.Now(), u.ID, notify.KindMessage, "Ann sent you a message", "again", nil)
+		third.CollapseKey = "conversation:cnv_1"
+		add(third)
+		if third.ID == first.ID || third.Count != 1 {
+			t.Fatal("a read notification absorbed a new one")
+		}
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM notifications WHERE user_id = $1`, u.ID).Scan(&n); err != nil || n != 3 {
+			t.Fatalf("%d notifications, %v; want 3", n, err)
+		}
+	})
+}
+
+func TestBlocks(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		a, b, c := register(t, db, clk, "anna"), register(t, db, clk, "bert"), register(t, db, clk, "carl")
+		if _, err := db.ExecContext(ctx, `INSERT INTO user_blocks (blocker_id, blocked_id, created_at) VALUES ($1, $2, 1)`, a.ID, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			x, y string
+			want bool
+		}{{a.ID, b.ID, true}, {b.ID, a.ID, true}, {a.ID, c.ID, false}, {c.ID, b.ID, false}} {
+			got, err := store.BlockedEitherWay(ctx, db, tc.x, tc.y)
+			if err != nil || got != tc.want {
+				t.Errorf("blocked(%s, %s) = %v, %v; want %v", tc.x, tc.y, got, err, tc.want)
+			}
+			var visible bool
+			if err := db.QueryRowContext(ctx, `SELECT `+store.NotBlocked("$1", "$2"), tc.x, tc.y).Scan(&visible); err != nil || visible == tc.want {
+				t.Errorf("notBlocked(%s, %s) = %v, %v", tc.x, tc.y, visible, err)
+			}
+		}
+	})
+}
