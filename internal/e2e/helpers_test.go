@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
+	"github.com/matchpoint-api/matchpoint/internal/app"
 	"github.com/matchpoint-api/matchpoint/internal/apptest"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/users"
@@ -55,11 +56,17 @@ func postForm(t testing.TB, s *apptest.Server, path string, form url.Values) res
 // api calls the REST API with a bearer token.
 func api(t testing.TB, s *apptest.Server, method, path, token, body string) resp {
 	t.Helper()
+	return nodeAPI(t, s.URL, method, path, token, body)
+}
+
+// nodeAPI calls the REST API of the service at base (a node of a cluster).
+func nodeAPI(t testing.TB, base, method, path, token, body string) resp {
+	t.Helper()
 	var r io.Reader
 	if body != "" {
 		r = strings.NewReader(body)
 	}
-	req, _ := http.NewRequest(method, s.URL+path, r)
+	req, _ := http.NewRequest(method, base+path, r)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -197,6 +204,16 @@ func (f *flow) tokens(scope string) map[string]any {
 }
 
 func str(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+
+// keyOf makes an API key with scopes for the account userID.
+func keyOf(t testing.TB, a *app.App, userID string, scopes ...string) string {
+	t.Helper()
+	_, k, err := a.Keys.Create(context.Background(), apikeys.Spec{UserID: userID, Name: "test", Scopes: scopes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
 
 // keyFor makes a broad API key for u, for tests that are not about scopes.
 func keyFor(t testing.TB, s *apptest.Server, u *users.User) string {
