@@ -30,11 +30,15 @@ type Server struct {
 	HTTP  *httptest.Server
 }
 
-// Each runs fn once per engine, each with its own server and database.
+// Each runs fn once per engine, each with its own server and database. The
+// engines run in parallel: nothing is shared between them.
 func Each(t *testing.T, fn func(t *testing.T, s *Server)) {
 	t.Helper()
 	for _, d := range testdb.Engines() {
-		t.Run(string(d), func(t *testing.T) { fn(t, Start(t, d)) })
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			fn(t, Start(t, d))
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 
 	"github.com/pressly/goose/v3"
@@ -16,8 +17,11 @@ var migrations embed.FS
 
 // provider returns goose over this database's migration folder. On PostgreSQL
 // it takes an advisory session lock, so several nodes can start at once and
-// only one migrates.
-func (db *DB) provider() (*goose.Provider, error) {
+// only one migrates. The lock is the schema's own (advisory locks are
+// database-wide): deployments that keep several schemas in one database, and
+// tests that give each test a schema, do not queue behind each other. The
+// lock is retried every second rather than goose's default five.
+func (db *DB) provider(ctx context.Context) (*goose.Provider, error) {
 	dir, err := fs.Sub(migrations, "migrations/"+string(db.Dialect))
 	if err != nil {
 		return nil, err
@@ -26,7 +30,12 @@ func (db *DB) provider() (*goose.Provider, error) {
 	dialect := database.DialectSQLite3
 	if db.Dialect == Postgres {
 		dialect = database.DialectPostgres
-		locker, err := lock.NewPostgresSessionLocker()
+		var schema string
+		if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+			return nil, err
+		}
+		id := int64(crc32.ChecksumIEEE([]byte("goose:" + schema)))
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(id), lock.WithLockTimeout(1, 300))
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +46,7 @@ func (db *DB) provider() (*goose.Provider, error) {
 
 // Migrate brings the schema up to date.
 func (db *DB) Migrate(ctx context.Context) ([]string, error) {
-	p, err := db.provider()
+	p, err := db.provider(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("store: migrations: %w", err)
 	}
@@ -54,7 +63,7 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 
 // MigrationStatus lists every migration and whether it is applied.
 func (db *DB) MigrationStatus(ctx context.Context) ([]string, error) {
-	p, err := db.provider()
+	p, err := db.provider(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("store: migrations: %w", err)
 	}

@@ -28,11 +28,13 @@ func Engines() []store.Dialect {
 	return out
 }
 
-// Each runs fn as a subtest per engine, each with its own fresh database.
+// Each runs fn as a subtest per engine, each with its own fresh database;
+// the engines run in parallel.
 func Each(t *testing.T, fn func(t *testing.T, url string, db *store.DB)) {
 	t.Helper()
 	for _, d := range Engines() {
 		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
 			u := NewURL(t, d)
 			fn(t, u, Open(t, u))
 		})
