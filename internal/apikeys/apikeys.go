@@ -5,6 +5,7 @@ package apikeys
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -58,10 +59,13 @@ const touchEvery = time.Minute
 type Service struct {
 	store Store
 	clock clock.Clock
+	log   *slog.Logger
 }
 
 // NewService returns the API key service.
-func NewService(s Store, c clock.Clock) *Service { return &Service{store: s, clock: c} }
+func NewService(s Store, c clock.Clock, log *slog.Logger) *Service {
+	return &Service{store: s, clock: c, log: log}
+}
 
 // Spec is what creating a key asks for.
 type Spec struct {
@@ -152,8 +156,10 @@ func (s *Service) Authenticate(ctx context.Context, key string) (*auth.Principal
 	}
 	now := s.clock.Now()
 	if ki.Key.LastUsedAt == nil || now.Sub(*ki.Key.LastUsedAt) >= touchEvery {
+		// last_used_at is bookkeeping: failing to write it must not fail
+		// the request the key was presented for.
 		if err := s.store.TouchKey(ctx, ki.Key.ID, now, now.Add(-touchEvery)); err != nil {
-			return nil, err
+			s.log.WarnContext(ctx, "record API key use", "key_id", ki.Key.ID, "error", err.Error())
 		}
 	}
 	return &auth.Principal{UserID: ki.Key.UserID, Role: ki.UserRole, Scopes: auth.ForTier(ki.Key.Scopes, ki.UserTier), APIKeyID: ki.Key.ID,

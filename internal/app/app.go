@@ -82,7 +82,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		DB: db, Clock: clk,
 		Users:    users.NewService(store.NewUsers(db), clk),
 		OAuth:    oauth.NewService(store.NewOAuth(db), clk),
-		Keys:     apikeys.NewService(store.NewAPIKeys(db), clk),
+		Keys:     apikeys.NewService(store.NewAPIKeys(db), clk, opts.Logger),
 		Sessions: sessions.NewService(store.NewSessions(db), clk),
 		Outbox:   store.NewOutbox(db),
 	}

@@ -33,7 +33,7 @@ var problemCodes = []web.ErrorCode{
 	{Code: "method_not_allowed", Status: 405, Meaning: "The path exists but not with this method; see the Allow header."},
 	{Code: "invalid_json", Status: 400, Meaning: "The body is not valid JSON."},
 	{Code: "invalid_request", Status: 400, Meaning: "The request is malformed in another way (a parameter that cannot be parsed, an unreadable body)."},
-	{Code: "invalid_idempotency_key", Status: 400, Meaning: "The Idempotency-Key header is longer than 255 characters."},
+	{Code: "invalid_idempotency_key", Status: 400, Meaning: "The Idempotency-Key header must be 1 to 255 printable ASCII characters, sent once."},
 	{Code: "unsupported_media_type", Status: 415, Meaning: "The body is not application/json."},
 	{Code: "body_too_large", Status: 413, Meaning: "The body is larger than 1 MiB."},
 	{Code: "unknown_field", Status: 422, Meaning: "The body has a field the operation does not know; param names it."},
@@ -65,7 +65,7 @@ var problemCodes = []web.ErrorCode{
 	{Code: "verification_pending", Status: 409, Meaning: "A verification request is already pending."},
 	{Code: "already_reviewed", Status: 409, Meaning: "The verification request was already approved or rejected."},
 	{Code: "idempotency_key_reused", Status: 409, Meaning: "The Idempotency-Key was used with a different request. Use a new key for a new request."},
-	{Code: "idempotency_in_progress", Status: 409, Meaning: "A request with this Idempotency-Key is still running. Retry shortly."},
+	{Code: "idempotency_in_progress", Status: 409, Meaning: "A request with this Idempotency-Key is still running. Retry after the Retry-After header's seconds; a claim with no answer for a minute is taken over."},
 	{Code: "rate_limited", Status: 429, Meaning: "The account is over its hourly request limit; wait for Retry-After seconds."},
 	{Code: "internal_error", Status: 500, Meaning: "Something failed on our side. Retry, and quote the request_id if it persists."},
 }

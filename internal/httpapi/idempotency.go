@@ -2,10 +2,12 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
@@ -16,13 +18,20 @@ import (
 var replayedHeaders = []string{"Content-Type", "Location", "Matchpoint-Maturity"}
 
 // idempotent replays the first answer to a POST retried with the same
-// Idempotency-Key and body, per credential. Server errors are not kept, so a
-// retry after one runs again.
+// Idempotency-Key and body, per credential. Server errors and requests the
+// client abandoned are not kept, so a retry after one runs again.
 func (s *server) idempotent(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := r.Header.Get("Idempotency-Key")
-		if r.Method != http.MethodPost || key == "" || auth.FromContext(r.Context()) == nil {
+		key, sent := r.Header["Idempotency-Key"]
+		if !sent || r.Method != http.MethodPost || auth.FromContext(r.Context()) == nil {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if len(key) > 1 {
+			key = []string{""} // two keys for one request: refused as malformed
+		}
+		if err := idempotency.CheckKey(key[0]); err != nil {
+			s.problems.writeErr(w, r, err)
 			return
 		}
 		body, err := io.ReadAll(r.Body)
@@ -37,8 +46,11 @@ func (s *server) idempotent(next http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		owner := auth.FromContext(r.Context()).CredentialKey()
-		rec, err := s.idem.Begin(r.Context(), owner, key, idempotency.RequestHash(r.Method, r.URL.RequestURI(), body))
+		rec, err := s.idem.Begin(r.Context(), owner, key[0], idempotency.RequestHash(r.Method, r.URL.RequestURI(), body))
 		if err != nil {
+			if err == idempotency.ErrInProgress {
+				w.Header().Set("Retry-After", "1")
+			}
 			s.problems.writeErr(w, r, err)
 			return
 		}
@@ -51,16 +63,24 @@ func (s *server) idempotent(next http.Handler) http.Handler {
 			_, _ = w.Write(rec.Body)
 			return
 		}
+		// The answer is stored, or the key released, even when the client has
+		// gone: on the request's context both would fail, and the key would
+		// stay claimed for every retry.
+		bg, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 10*time.Second)
+		defer cancel()
 		tw := &recorder{ResponseWriter: w, tee: &bytes.Buffer{}}
 		finished := false
 		defer func() {
 			if !finished {
-				// A panic or a server error: forget the key so the client can retry.
-				_ = s.idem.Release(r.Context(), owner, key)
+				// A panic, a server error or an abandoned request: forget the
+				// key so the client can retry.
+				if err := s.idem.Release(bg, owner, key[0]); err != nil {
+					Logger(bg).ErrorContext(bg, "release idempotency key", "error", err.Error())
+				}
 			}
 		}()
 		next.ServeHTTP(tw, r)
-		if tw.status == 0 || tw.status >= 500 {
+		if tw.status == 0 || tw.status >= 499 {
 			return
 		}
 		body, err = withoutFields(tw.tee.Bytes(), secretFieldsOf(r.Context()))
@@ -74,8 +94,8 @@ func (s *server) idempotent(next http.Handler) http.Handler {
 				saved.Headers[h] = v
 			}
 		}
-		if err := s.idem.Finish(r.Context(), owner, key, saved); err != nil {
-			Logger(r.Context()).ErrorContext(r.Context(), "store idempotent response", "error", err.Error())
+		if err := s.idem.Finish(bg, owner, key[0], saved); err != nil {
+			Logger(bg).ErrorContext(bg, "store idempotent response", "error", err.Error())
 			return
 		}
 		finished = true

@@ -19,6 +19,11 @@ const TTL = 24 * time.Hour
 // MaxKeyLength bounds the header's value.
 const MaxKeyLength = 255
 
+// StaleClaim is how long a claim without an answer blocks retries: a request
+// that died with its node (or whose answer could not be stored) must not keep
+// its key for a day. Requests themselves are bounded well below it.
+const StaleClaim = time.Minute
+
 // Record is a remembered request and, once finished, its response.
 type Record struct {
 	RequestHash string
@@ -30,8 +35,9 @@ type Record struct {
 // Store is the persistence idempotency needs.
 type Store interface {
 	// Claim records (owner, key) as in progress, unless it exists and is
-	// younger than notBefore; then it returns the existing record.
-	Claim(ctx context.Context, owner, key, requestHash string, now, notBefore time.Time) (existing *Record, err error)
+	// younger than notBefore (or, while in progress, than staleBefore); then
+	// it returns the existing record.
+	Claim(ctx context.Context, owner, key, requestHash string, now, notBefore, staleBefore time.Time) (existing *Record, err error)
 	Finish(ctx context.Context, owner, key string, r *Record) error
 	Release(ctx context.Context, owner, key string) error
 }
@@ -56,12 +62,11 @@ func RequestHash(method, path string, body []byte) string {
 // Begin claims a key. It returns nil when the request should run (and later
 // Finish or Release), a finished Record to replay, or a Conflict error.
 func (s *Service) Begin(ctx context.Context, owner, key, requestHash string) (*Record, error) {
-	if len(key) > MaxKeyLength {
-		return nil, &apperr.Error{Kind: apperr.BadRequest, Code: "invalid_idempotency_key", Param: "Idempotency-Key",
-			Message: "Idempotency-Key must be at most 255 characters"}
+	if err := CheckKey(key); err != nil {
+		return nil, err
 	}
 	now := s.clock.Now()
-	rec, err := s.store.Claim(ctx, owner, key, requestHash, now, now.Add(-TTL))
+	rec, err := s.store.Claim(ctx, owner, key, requestHash, now, now.Add(-TTL), now.Add(-StaleClaim))
 	if err != nil || rec == nil {
 		return nil, err
 	}
@@ -70,10 +75,30 @@ func (s *Service) Begin(ctx context.Context, owner, key, requestHash string) (*R
 			"this Idempotency-Key was used with a different request; use a new key for a new request")
 	}
 	if rec.Status == 0 {
-		return nil, apperr.Conflictf("idempotency_in_progress", "Idempotency-Key",
-			"a request with this Idempotency-Key is still being processed; retry later")
+		return nil, ErrInProgress
 	}
 	return rec, nil
+}
+
+// ErrInProgress answers a retry that arrives while the first request runs;
+// the HTTP layer adds Retry-After.
+var ErrInProgress = apperr.Conflictf("idempotency_in_progress", "Idempotency-Key",
+	"a request with this Idempotency-Key is still being processed; retry in a second")
+
+// CheckKey accepts 1 to 255 printable ASCII characters, like the UUIDs and
+// random strings clients send; anything else is refused before it is stored.
+func CheckKey(key string) error {
+	if len(key) == 0 || len(key) > MaxKeyLength {
+		return &apperr.Error{Kind: apperr.BadRequest, Code: "invalid_idempotency_key", Param: "Idempotency-Key",
+			Message: "Idempotency-Key must be 1 to 255 printable ASCII characters"}
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x20 || key[i] > 0x7e {
+			return &apperr.Error{Kind: apperr.BadRequest, Code: "invalid_idempotency_key", Param: "Idempotency-Key",
+				Message: "Idempotency-Key must be 1 to 255 printable ASCII characters"}
+		}
+	}
+	return nil
 }
 
 // Finish stores the response to replay.

@@ -20,11 +20,29 @@ func NewIdempotency(db *DB) *Idempotency { return &Idempotency{db: db} }
 var _ idempotency.Store = (*Idempotency)(nil)
 
 // Claim inserts an in-progress row, or returns the live one already there.
-func (s *Idempotency) Claim(ctx context.Context, owner, key, requestHash string, now, notBefore time.Time) (*idempotency.Record, error) {
+// An expired row, or a claim that has had no answer since staleBefore, is
+// replaced. When the row it collided with is gone by the time it is read (a
+// concurrent Release won), it claims again.
+func (s *Idempotency) Claim(ctx context.Context, owner, key, requestHash string, now, notBefore, staleBefore time.Time) (*idempotency.Record, error) {
+	for range 5 {
+		rec, err := s.claim(ctx, owner, key, requestHash, now, notBefore, staleBefore)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store: claim idempotency key: %w", err)
+		}
+		return rec, nil
+	}
+	return nil, idempotency.ErrInProgress
+}
+
+func (s *Idempotency) claim(ctx context.Context, owner, key, requestHash string, now, notBefore, staleBefore time.Time) (*idempotency.Record, error) {
 	var rec *idempotency.Record
 	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE owner = $1 AND key = $2 AND created_at < $3`,
-			owner, key, micros(notBefore)); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE owner = $1 AND key = $2
+			AND (created_at < $3 OR (status = 0 AND created_at < $4))`,
+			owner, key, micros(notBefore), micros(staleBefore)); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (owner, key, request_hash, created_at) VALUES ($1, $2, $3, $4)
@@ -45,8 +63,8 @@ func (s *Idempotency) Claim(ctx context.Context, owner, key, requestHash string,
 		rec.Body = []byte(body)
 		return json.Unmarshal([]byte(headers), &rec.Headers)
 	})
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("store: claim idempotency key: %w", err)
+	if err != nil {
+		return nil, err
 	}
 	return rec, nil
 }
