@@ -66,7 +66,14 @@ var problemCodes = []web.ErrorCode{
 	{Code: "already_reviewed", Status: 409, Meaning: "The verification request was already approved or rejected."},
 	{Code: "idempotency_key_reused", Status: 409, Meaning: "The Idempotency-Key was used with a different request. Use a new key for a new request."},
 	{Code: "idempotency_in_progress", Status: 409, Meaning: "A request with this Idempotency-Key is still running. Retry after the Retry-After header's seconds; a claim with no answer for a minute is taken over."},
-	{Code: "rate_limited", Status: 429, Meaning: "The account is over its hourly request limit; wait for Retry-After seconds."},
+	{Code: "invalid_role", Status: 422, Meaning: "Roles are member or operator; the system role is never accepted."},
+	{Code: "invalid_tier", Status: 422, Meaning: "Tiers are free, pro, business or enterprise."},
+	{Code: "invalid_limit", Status: 422, Meaning: "A custom hourly limit is a positive number of requests."},
+	{Code: "invalid_redirect_uri", Status: 422, Meaning: "Redirect URIs are absolute https URIs, http on loopback, or private-use schemes, registered in full (1 to 20 of them)."},
+	{Code: "invalid_grant_type", Status: 422, Meaning: "A client's grant types are authorization_code and refresh_token."},
+	{Code: "invalid_credentials", Status: 401, Meaning: "The sign-in name or password is wrong (sign-in page)."},
+	{Code: "too_many_attempts", Status: 429, Meaning: "Too many failed sign-ins; wait for Retry-After seconds (sign-in page)."},
+	{Code: "request_cancelled", Status: 499, Meaning: "The client closed the connection before the answer; seen in logs and metrics only."},
 	{Code: "internal_error", Status: 500, Meaning: "Something failed on our side. Retry, and quote the request_id if it persists."},
 }
 
