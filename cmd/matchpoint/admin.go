@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,18 +17,29 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
-const adminUsage = `usage: matchpoint admin <command> [flags]
+// adminCommands are the operator commands, in the order help lists them.
+var adminCommands = []struct{ name, synopsis string }{
+	{"create-user", "--email E --username U --password P [--first-name F] [--last-name L] [--role member|operator]"},
+	{"create-client", "--name N --redirect-uri URI [--redirect-uri URI2 ...] [--scopes \"read write ...\"]\n" +
+		"                 [--grant-types \"authorization_code refresh_token\"] [--public] [--owner USER_ID]"},
+	{"create-api-key", "--user USER_ID --name N [--scopes \"read ...\"]"},
+	{"set-tier", "--user USER_ID --tier free|pro|business|enterprise [--limit N]"},
+	{"set-role", "--user USER_ID --role member|operator"},
+}
 
-  create-user    --email E --username U --password P [--first-name F] [--last-name L] [--role member|operator]
-  create-client  --name N --redirect-uri URI [--redirect-uri URI2 ...] [--scopes "read write ..."]
-                 [--grant-types "authorization_code refresh_token"] [--public] [--owner USER_ID]
-  create-api-key --user USER_ID --name N [--scopes "read ..."]
-  set-tier       --user USER_ID --tier free|pro|business|enterprise [--limit N]
-  set-role       --user USER_ID --role member|operator
-
+var adminUsage = func() string {
+	var b strings.Builder
+	b.WriteString("usage: matchpoint admin <command> [flags]\n\n")
+	for _, c := range adminCommands {
+		fmt.Fprintf(&b, "  %-14s %s\n", c.name, c.synopsis)
+	}
+	b.WriteString(`
 Each prints the created or changed object as JSON on stdout. They use the
 database of MATCHPOINT_DATABASE_URL (or --database-url), like serve.
-`
+Run "matchpoint admin <command> --help" for the flags of a command.
+`)
+	return b.String()
+}()
 
 // stringList is a flag that may be given several times.
 type stringList []string
@@ -43,9 +53,25 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		return errUsage
 	}
 	cmd := args[0]
-	fs := flag.NewFlagSet("admin "+cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg := config.Register(fs, getenv)
+	if isHelp(cmd) {
+		if len(args) > 1 { // admin help create-user
+			return admin(ctx, []string{args[1], "--help"}, getenv, stdout, stderr)
+		}
+		fmt.Fprint(stdout, adminUsage)
+		return errHelp
+	}
+	synopsis := ""
+	for _, c := range adminCommands {
+		if c.name == cmd {
+			synopsis = c.synopsis
+		}
+	}
+	if synopsis == "" {
+		fmt.Fprintf(stderr, "matchpoint admin: unknown admin command %q\n\n%s", cmd, adminUsage)
+		return errUsage
+	}
+	fs := newFlagSet("admin "+cmd, "usage: matchpoint admin "+cmd+" "+synopsis+"\n")
+	cfg := config.RegisterDatabase(fs, getenv)
 	var (
 		email, username, password, first, last, role string
 		name, scopes, grantTypes, owner              string
@@ -80,12 +106,9 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	case "set-role":
 		fs.StringVar(&userID, "user", "", "account")
 		fs.StringVar(&role, "role", "", "member or operator")
-	default:
-		fmt.Fprintf(stderr, "unknown admin command %q\n\n%s", cmd, adminUsage)
-		return errUsage
 	}
-	if err := fs.Parse(args[1:]); err != nil {
-		return errUsage
+	if _, err := parseArgs(fs, args[1:], 0, stdout, stderr); err != nil {
+		return err
 	}
 	if err := cfg.Validate(); err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,21 +23,30 @@ fresh schema of --postgres (dropped afterwards).
 `
 
 func benchCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "api" && args[0] != "token") {
+	switch {
+	case len(args) == 0:
 		fmt.Fprint(stderr, benchUsage)
 		return errUsage
+	case isHelp(args[0]):
+		fmt.Fprint(stdout, benchUsage)
+		return errHelp
+	case args[0] != "api" && args[0] != "token":
+		fmt.Fprintf(stderr, "matchpoint bench: unknown bench command %q\n\n%s", args[0], benchUsage)
+		return errUsage
 	}
-	fs := flag.NewFlagSet("bench "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o := bench.Options{}
+	fs := newFlagSet("bench "+args[0], "usage: matchpoint bench "+args[0]+" [flags]\n")
+	o := bench.Options{Duration: 3 * time.Second, Rounds: 3, Grants: 1000}
 	fs.StringVar(&o.DatabaseURL, "postgres", "", "postgres://... server to measure on (default: SQLite)")
 	fs.IntVar(&o.Concurrency, "concurrency", 8, "concurrent clients")
-	fs.DurationVar(&o.Duration, "duration", 3*time.Second, "length of each measured round (api)")
-	fs.IntVar(&o.Rounds, "rounds", 3, "rounds of each configuration (api)")
-	fs.IntVar(&o.Grants, "grants", 1000, "grants of each type (token)")
+	if args[0] == "api" {
+		fs.DurationVar(&o.Duration, "duration", o.Duration, "length of each measured round")
+		fs.IntVar(&o.Rounds, "rounds", o.Rounds, "rounds of each configuration")
+	} else {
+		fs.IntVar(&o.Grants, "grants", o.Grants, "grants of each type")
+	}
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
-	if err := fs.Parse(args[1:]); err != nil {
-		return errUsage
+	if _, err := parseArgs(fs, args[1:], 0, stdout, stderr); err != nil {
+		return err
 	}
 	if o.Concurrency < 1 || o.Rounds < 1 || o.Duration <= 0 || o.Grants < 1 {
 		return fmt.Errorf("--concurrency, --rounds, --duration and --grants must be positive")

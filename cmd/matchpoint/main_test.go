@@ -7,12 +7,18 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/matchpoint-api/matchpoint/internal/app"
+	"github.com/matchpoint-api/matchpoint/internal/config"
 	"github.com/matchpoint-api/matchpoint/internal/testdb"
 )
 
@@ -127,30 +133,10 @@ func TestServeGracefulShutdown(t *testing.T) {
 		"MATCHPOINT_DATABASE_URL": "sqlite:" + filepath.Join(dir, "m.db"),
 		"MATCHPOINT_ADDR":         "127.0.0.1:0",
 	})
-	var out bytes.Buffer
 	u := runJSON(t, getenv, "admin", "create-user", "--email", "a@example.com", "--username", "anna", "--password", "long enough password")
 	key := runJSON(t, getenv, "admin", "create-api-key", "--user", u["id"].(string), "--name", "k", "--scopes", "read write")["key"].(string)
 
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	logs := &syncBuffer{}
-	done := make(chan int, 1)
-	start := time.Now()
-	go func() { done <- run(ctx, []string{"serve"}, getenv, &out, logs) }()
-	var addr string
-	for deadline := time.Now().Add(10 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		sc := bufio.NewScanner(strings.NewReader(logs.String()))
-		for sc.Scan() {
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addr = line.Addr
-			}
-		}
-	}
-	if addr == "" {
-		t.Fatalf("server did not start: %s", logs.String())
-	}
-	t.Logf("started in %s", time.Since(start))
+	addr, logs, stop, done := startServe(t, getenv)
 
 	body := &slowBody{first: []byte(`{"bio":"still `), rest: []byte(`here"}`), release: make(chan struct{}), firstSent: make(chan struct{})}
 	req, _ := http.NewRequest("PATCH", "http://"+addr+"/v1/users/me", body)
@@ -196,5 +182,266 @@ func TestServeGracefulShutdown(t *testing.T) {
 	if !strings.Contains(logs.String(), `"msg":"stopped"`) {
 		t.Errorf("no clean stop in logs:\n%s", logs.String())
 	}
+}
 
+// startServe runs the serve command until the test ends or stop is called,
+// and returns the address it listens on, its log, and its exit code once it
+// returns.
+func startServe(t *testing.T, getenv func(string) string, args ...string) (addr string, logs *syncBuffer, stop func(), done <-chan int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	exit, finished := make(chan int, 1), make(chan struct{})
+	logs = &syncBuffer{}
+	start := time.Now()
+	go func() {
+		exit <- run(ctx, append([]string{"serve"}, args...), getenv, io.Discard, logs)
+		close(finished)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-finished:
+		case <-time.After(10 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	for deadline := time.Now().Add(10 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for _, line := range logLines(t, logs.String()) {
+			if line["msg"] == "listening" {
+				addr, _ = line["addr"].(string)
+			}
+		}
+	}
+	if addr == "" {
+		t.Fatalf("server did not start: %s", logs.String())
+	}
+	t.Logf("started in %s", time.Since(start))
+	return addr, logs, cancel, exit
+}
+
+// logLines decodes a JSON log.
+func logLines(t *testing.T, log string) []map[string]any {
+	t.Helper()
+	var lines []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(log))
+	for sc.Scan() {
+		var line map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("log line is not JSON: %v\n%s", err, sc.Text())
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// TestServeFollowsItsAddress: with only an address given, the sign-in forms
+// accept posts from that address and the OpenAPI document names it; every
+// duration in the log carries its unit.
+func TestServeFollowsItsAddress(t *testing.T) {
+	getenv := env(map[string]string{"MATCHPOINT_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "m.db")})
+	runJSON(t, getenv, "admin", "create-user", "--email", "a@example.com", "--username", "anna", "--password", "long enough password")
+	addr, logs, _, _ := startServe(t, getenv, "--addr", "127.0.0.1:0")
+	base := "http://" + addr
+
+	res, err := http.Get(base + "/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Servers []struct{ URL string } }
+	if err := json.NewDecoder(res.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if len(doc.Servers) != 1 || doc.Servers[0].URL != base {
+		t.Errorf("openapi servers = %+v, want %s", doc.Servers, base)
+	}
+
+	// Sign in the way a browser on this address does.
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err = c.Get(base + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	m := regexp.MustCompile(`name="csrf_token" value="([^"]+)"`).FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("no CSRF token in the sign-in page:\n%s", page)
+	}
+	form := url.Values{"csrf_token": {string(m[1])}, "login": {"anna"}, "password": {"long enough password"}, "return_to": {"/docs"}}
+	req, _ := http.NewRequest("POST", base+"/login", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", base)
+	res, err = c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/docs" {
+		t.Errorf("sign-in from %s: %d %s\n%s", base, res.StatusCode, res.Header.Get("Location"), body)
+	}
+
+	var requests int
+	for _, line := range logLines(t, logs.String()) {
+		switch line["msg"] {
+		case "listening":
+			if line["base_url"] != base {
+				t.Errorf("listening line names base URL %v, want %s", line["base_url"], base)
+			}
+			if _, ok := line["startup_ms"].(float64); !ok {
+				t.Errorf("listening line has no numeric startup_ms: %v", line)
+			}
+		case "request":
+			requests++
+			if ms, ok := line["duration_ms"].(float64); !ok || ms < 0 {
+				t.Errorf("request line has no numeric duration_ms: %v", line)
+			}
+		}
+		for k, v := range line {
+			if k == "duration" || k == "startup" || k == "grace" {
+				t.Errorf("%s = %v has no unit in its name: %v", k, v, line)
+			}
+		}
+	}
+	if requests != 3 {
+		t.Errorf("%d request lines, want 3:\n%s", requests, logs.String())
+	}
+}
+
+func TestDefaultLogFormat(t *testing.T) {
+	if got := defaultLogFormat(&bytes.Buffer{}); got != "json" {
+		t.Errorf("buffer: %s, want json", got)
+	}
+	// A character device that is not a terminal is a log collector's pipe
+	// as far as the format goes.
+	if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
+		defer null.Close()
+		if got := defaultLogFormat(null); got != "json" {
+			t.Errorf("%s: %s, want json", os.DevNull, got)
+		}
+	}
+	tty, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer tty.Close()
+	if got := defaultLogFormat(tty); got != "text" {
+		t.Errorf("terminal: %s, want text", got)
+	}
+	// An explicit setting wins.
+	var buf bytes.Buffer
+	newLogger(&config.Config{LogLevel: "info", LogFormat: "text"}, &buf).Info("hello")
+	if !strings.HasPrefix(buf.String(), "time=") {
+		t.Errorf("text format: %q", buf.String())
+	}
+}
+
+// TestHelp: every way of asking for help exits 0 and shows, on stdout, the
+// flags of that command and no other.
+func TestHelp(t *testing.T) {
+	serverOnly := []string{"-addr", "-base-url", "-docs-url", "-log-level", "-log-format"}
+	for _, tc := range []struct {
+		args        []string
+		want, never []string
+	}{
+		{[]string{"--help"}, []string{"usage: matchpoint <command>", "admin", "version"}, nil},
+		{[]string{"-h"}, []string{"usage: matchpoint <command>"}, nil},
+		{[]string{"help"}, []string{"usage: matchpoint <command>"}, nil},
+		{[]string{"serve", "--help"}, append([]string{"usage: matchpoint serve", "-database-url"}, serverOnly...), nil},
+		{[]string{"serve", "-h"}, []string{"usage: matchpoint serve", "-addr"}, nil},
+		{[]string{"help", "serve"}, []string{"usage: matchpoint serve", "-addr"}, nil},
+		{[]string{"migrate", "--help"}, []string{"usage: matchpoint migrate", "status", "-database-url"}, serverOnly},
+		{[]string{"admin", "--help"}, []string{"usage: matchpoint admin", "create-user", "create-client", "create-api-key", "set-tier", "set-role"}, nil},
+		{[]string{"admin", "-h"}, []string{"usage: matchpoint admin", "set-role"}, nil},
+		{[]string{"admin", "help"}, []string{"usage: matchpoint admin", "set-role"}, nil},
+		{[]string{"help", "admin"}, []string{"usage: matchpoint admin", "set-role"}, nil},
+		{[]string{"admin", "create-user", "--help"}, []string{"usage: matchpoint admin create-user", "-database-url", "-email", "-username", "-password", "-first-name", "-last-name", "-role"}, append([]string{"-tier", "-redirect-uri"}, serverOnly...)},
+		{[]string{"admin", "create-client", "-h"}, []string{"-database-url", "-name", "-redirect-uri", "-scopes", "-grant-types", "-public", "-owner"}, append([]string{"-email", "-tier"}, serverOnly...)},
+		{[]string{"admin", "create-api-key", "--help"}, []string{"-database-url", "-user", "-name", "-scopes"}, append([]string{"-email", "-owner"}, serverOnly...)},
+		{[]string{"admin", "set-tier", "--help"}, []string{"-database-url", "-user", "-tier", "-limit"}, append([]string{"-role", "-name"}, serverOnly...)},
+		{[]string{"admin", "help", "set-role"}, []string{"usage: matchpoint admin set-role", "-database-url", "-user", "-role"}, append([]string{"-tier"}, serverOnly...)},
+		{[]string{"help", "admin", "set-role"}, []string{"usage: matchpoint admin set-role", "-role"}, serverOnly},
+		{[]string{"bench", "--help"}, []string{"usage: matchpoint bench", "api", "token"}, nil},
+		{[]string{"bench", "api", "-h"}, []string{"usage: matchpoint bench api", "-postgres", "-concurrency", "-duration", "-rounds"}, append([]string{"-grants", "-database-url"}, serverOnly...)},
+		{[]string{"bench", "token", "--help"}, []string{"usage: matchpoint bench token", "-postgres", "-grants"}, append([]string{"-rounds", "-duration", "-database-url"}, serverOnly...)},
+		{[]string{"version", "--help"}, []string{"usage: matchpoint version"}, append([]string{"-database-url"}, serverOnly...)},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			// A database no command may open: help opens nothing.
+			getenv := env(map[string]string{"MATCHPOINT_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "missing", "m.db")})
+			if code := run(context.Background(), tc.args, getenv, &out, &errb); code != 0 || errb.Len() != 0 {
+				t.Fatalf("exit %d, stderr %q", code, errb.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("help lacks %q:\n%s", w, out.String())
+				}
+			}
+			for _, n := range tc.never {
+				if strings.Contains(out.String(), "  "+n+" ") {
+					t.Errorf("help lists %s, which this command does not use:\n%s", n, out.String())
+				}
+			}
+		})
+	}
+}
+
+// TestBadCommandLines: a stray argument, an unknown flag or command is an
+// error that names it, with exit code 2, before anything runs.
+func TestBadCommandLines(t *testing.T) {
+	getenv := env(map[string]string{
+		"MATCHPOINT_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "m.db"),
+		"MATCHPOINT_ADDR":         "127.0.0.1:0",
+	})
+	for _, tc := range []struct {
+		args []string
+		say  string
+	}{
+		{[]string{"serve", "now"}, `unexpected argument "now"`},
+		{[]string{"serve", "--addr", "127.0.0.1:0", "now", "please"}, `unexpected arguments "now please"`},
+		{[]string{"serve", "--port", "80"}, "flag provided but not defined: -port"},
+		{[]string{"migrate", "status", "now"}, `unexpected argument "now"`},
+		{[]string{"migrate", "down"}, `unknown migrate command "down"`},
+		{[]string{"admin", "create-user", "--email", "x@example.com", "bob"}, `unexpected argument "bob"`},
+		{[]string{"admin", "set-tier", "--user", "usr_x", "--tier", "pro", "--limit", "many"}, `invalid value "many" for flag -limit`},
+		{[]string{"admin", "create-user", "--addr", "127.0.0.1:9"}, "flag provided but not defined: -addr"},
+		{[]string{"admin", "delete-everything"}, `unknown admin command "delete-everything"`},
+		{[]string{"admin"}, "usage: matchpoint admin"},
+		{[]string{"bench", "api", "now"}, `unexpected argument "now"`},
+		{[]string{"bench", "both"}, `unknown bench command "both"`},
+		{[]string{"version", "now"}, `unexpected argument "now"`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{nil, "usage: matchpoint <command>"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel() // a serve that wrongly starts stops at once
+			var out, errb bytes.Buffer
+			code := run(ctx, tc.args, getenv, &out, &errb)
+			if code != 2 || !strings.Contains(errb.String(), tc.say) || out.Len() != 0 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out.String(), errb.String(), tc.say)
+			}
+		})
+	}
+	// A flag after the positional argument is read, not ignored.
+	db := "sqlite:" + filepath.Join(t.TempDir(), "other.db")
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"migrate", "up", "--database-url", db}, env(nil), &out, &errb); code != 0 {
+		t.Fatalf("migrate up --database-url: exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(strings.TrimPrefix(db, "sqlite:")); err != nil {
+		t.Errorf("migrate up did not use --database-url given after up: %v", err)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		v := runJSON(t, env(nil), args...)
+		if v["version"] != app.Version || v["go"] == "" {
+			t.Errorf("matchpoint %s = %v", args[0], v)
+		}
+	}
 }

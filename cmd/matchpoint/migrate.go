@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -10,20 +9,33 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/store"
 )
 
+const migrateUsage = `usage: matchpoint migrate [up|status] [flags]
+
+  up      apply the migrations the database lacks (the default; serve does it too)
+  status  list every migration and whether it is applied
+`
+
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg := config.Register(fs, getenv)
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	fs := newFlagSet("migrate", migrateUsage)
+	cfg := config.RegisterDatabase(fs, getenv)
+	pos, err := parseArgs(fs, args, 1, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	sub := "up"
+	if len(pos) > 0 {
+		sub = pos[0]
+	}
+	if sub != "up" && sub != "status" {
+		return usageError(fs, stderr, fmt.Sprintf("unknown migrate command %q: want up or status", sub))
 	}
 	db, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	switch fs.Arg(0) {
-	case "", "up":
+	switch sub {
+	case "up":
 		applied, err := db.Migrate(ctx)
 		if err != nil {
 			return err
@@ -42,8 +54,6 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 		for _, line := range st {
 			fmt.Fprintln(stdout, line)
 		}
-	default:
-		return fmt.Errorf("unknown migrate command %q: want up or status", fs.Arg(0))
 	}
 	return nil
 }

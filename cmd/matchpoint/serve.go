@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"io"
 	"net"
 	"net/http"
@@ -20,28 +19,38 @@ const shutdownGrace = 30 * time.Second
 // keys are deleted.
 const janitorEvery = 10 * time.Minute
 
-func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+const serveUsage = `usage: matchpoint serve [flags]
+
+Run the HTTP service: the /v1 API, the OAuth endpoints, the sign-in pages and
+the documentation. The database schema is brought up to date first.
+`
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	start := time.Now()
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("serve", serveUsage)
 	cfg := config.Register(fs, getenv)
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if _, err := parseArgs(fs, args, 0, stdout, stderr); err != nil {
+		return err
 	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
 	log := newLogger(cfg, stderr)
+
+	// Listen first: the base URL follows the address when none is given,
+	// and the port of address :0 is known only now.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	cfg.Listening(ln.Addr())
 	a, err := app.Open(ctx, *cfg, app.Options{Logger: log})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
-	}
 	srv := &http.Server{
 		Handler:           a.Handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -56,14 +65,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	defer stopJanitor()
 	go a.RunJanitor(jctx, janitorEvery, log)
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", a.DB.Dialect,
-		"startup", time.Since(start).Round(time.Millisecond).String())
+		"startup_ms", time.Since(start).Milliseconds())
 
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down: finishing in-flight requests", "grace", shutdownGrace.String())
+	log.Info("shutting down: finishing in-flight requests", "grace_ms", shutdownGrace.Milliseconds())
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {

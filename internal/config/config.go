@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -17,40 +18,59 @@ import (
 type Config struct {
 	Addr        string
 	DatabaseURL string
-	BaseURL     string
-	DocsURL     string
+	BaseURL     string // empty: derived from Addr by Validate
+	DocsURL     string // empty: BaseURL + /docs/errors
 	LogLevel    string
-	LogFormat   string
+	LogFormat   string // json or text; empty: text on a terminal, json otherwise
 	// OutboxRetention is how long events every consumer is done with are kept.
 	OutboxRetention time.Duration
 
-	badEnv []string // duration variables that did not parse, reported by Validate
+	// Set by Validate when BaseURL or DocsURL were not given, so that
+	// Listening can fill in the port a listener on port 0 got.
+	derivedBase, derivedDocs bool
+	badEnv                   []string // duration variables that did not parse, reported by Validate
 }
 
 // Defaults of the settings.
 const (
+	DefaultOutboxRetention = 30 * 24 * time.Hour
 	DefaultAddr        = "127.0.0.1:8080"
 	DefaultDatabaseURL = "sqlite:./data/matchpoint.db"
 	DefaultBaseURL     = "http://localhost:8080"
 )
 
-// Register adds the settings' flags to fs, with defaults from getenv.
-func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
-	env := func(name, def string) string {
+func fromEnv(getenv func(string) string) func(name, def string) string {
+	return func(name, def string) string {
 		if v := getenv(name); v != "" {
 			return v
 		}
 		return def
 	}
-	c := &Config{}
+}
+
+// Register adds every setting's flag to fs (the service's command), with
+// defaults from getenv.
+func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
+	env := fromEnv(getenv)
+	c := RegisterDatabase(fs, getenv)
 	fs.StringVar(&c.Addr, "addr", env("MATCHPOINT_ADDR", DefaultAddr), "listen address (MATCHPOINT_ADDR)")
-	fs.StringVar(&c.DatabaseURL, "database-url", env("MATCHPOINT_DATABASE_URL", DefaultDatabaseURL), "sqlite:PATH or postgres://... (MATCHPOINT_DATABASE_URL)")
-	fs.StringVar(&c.BaseURL, "base-url", env("MATCHPOINT_BASE_URL", DefaultBaseURL), "public address of the service (MATCHPOINT_BASE_URL)")
+	fs.StringVar(&c.BaseURL, "base-url", env("MATCHPOINT_BASE_URL", ""),
+		"public address of the service (MATCHPOINT_BASE_URL); default http://ADDR, and "+DefaultBaseURL+" for the default address")
 	fs.StringVar(&c.DocsURL, "docs-url", env("MATCHPOINT_DOCS_URL", ""), "error reference address; default BASE_URL/docs/errors (MATCHPOINT_DOCS_URL)")
 	fs.StringVar(&c.LogLevel, "log-level", env("MATCHPOINT_LOG_LEVEL", "info"), "debug, info, warn or error (MATCHPOINT_LOG_LEVEL)")
-	fs.StringVar(&c.LogFormat, "log-format", env("MATCHPOINT_LOG_FORMAT", "json"), "json or text (MATCHPOINT_LOG_FORMAT)")
-	fs.DurationVar(&c.OutboxRetention, "outbox-retention", c.envDuration(getenv, "MATCHPOINT_OUTBOX_RETENTION", 30*24*time.Hour),
+	fs.StringVar(&c.LogFormat, "log-format", env("MATCHPOINT_LOG_FORMAT", ""), "json or text (MATCHPOINT_LOG_FORMAT); default text on a terminal, json otherwise")
+	fs.DurationVar(&c.OutboxRetention, "outbox-retention", c.envDuration(getenv, "MATCHPOINT_OUTBOX_RETENTION", DefaultOutboxRetention),
 		"how long delivered outbox events are kept (MATCHPOINT_OUTBOX_RETENTION)")
+	return c
+}
+
+// RegisterDatabase adds only the database setting to fs, for the operator
+// commands that open the database and serve nothing; the other settings keep
+// their defaults.
+func RegisterDatabase(fs *flag.FlagSet, getenv func(string) string) *Config {
+	c := &Config{Addr: DefaultAddr, LogLevel: "info", OutboxRetention: DefaultOutboxRetention}
+	fs.StringVar(&c.DatabaseURL, "database-url", fromEnv(getenv)("MATCHPOINT_DATABASE_URL", DefaultDatabaseURL),
+		"sqlite:PATH or postgres://... (MATCHPOINT_DATABASE_URL)")
 	return c
 }
 
@@ -68,13 +88,19 @@ func (c *Config) envDuration(getenv func(string) string, name string, def time.D
 
 // Validate checks the settings and fills derived ones.
 func (c *Config) Validate() error {
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return fmt.Errorf("config: listen address %q must be host:port, like %s or :8080", c.Addr, DefaultAddr)
+	}
+	if c.BaseURL == "" || c.derivedBase {
+		c.BaseURL, c.derivedBase = BaseURLFor(c.Addr), true
+	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	u, err := url.Parse(c.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("config: base URL %q must be an http(s) address like http://localhost:8080", c.BaseURL)
 	}
-	if c.DocsURL == "" {
-		c.DocsURL = c.BaseURL + "/docs/errors"
+	if c.DocsURL == "" || c.derivedDocs {
+		c.DocsURL, c.derivedDocs = c.BaseURL+"/docs/errors", true
 	}
 	if _, err := c.Level(); err != nil {
 		return err
@@ -85,10 +111,51 @@ func (c *Config) Validate() error {
 	if c.OutboxRetention <= 0 {
 		return errors.New("config: outbox retention must be positive")
 	}
-	if c.LogFormat != "json" && c.LogFormat != "text" {
+	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
 		return errors.New("config: log format must be json or text")
 	}
 	return nil
+}
+
+// Listening records the address the service actually listens on (the port
+// of a listener on port 0 is known only then) and derives the base URL from
+// it again, unless one was given.
+func (c *Config) Listening(addr net.Addr) {
+	host, _, _ := net.SplitHostPort(c.Addr)
+	_, port, err := net.SplitHostPort(addr.String())
+	if err != nil || !c.derivedBase {
+		return
+	}
+	c.Addr = net.JoinHostPort(host, port)
+	c.BaseURL = BaseURLFor(c.Addr)
+	if c.derivedDocs {
+		c.DocsURL = c.BaseURL + "/docs/errors"
+	}
+}
+
+// BaseURLFor is the address a browser on this machine reaches a service
+// listening on addr at: http://ADDR, with a listen-on-every-interface host
+// (empty, 0.0.0.0, [::]) read as localhost. The default address keeps the
+// documented http://localhost:8080. The base URL is the origin the sign-in
+// forms must be posted from, so it has to be where people actually go.
+func BaseURLFor(addr string) string {
+	if addr == DefaultAddr {
+		return DefaultBaseURL
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	if port == "80" {
+		if strings.Contains(host, ":") {
+			return "http://[" + host + "]"
+		}
+		return "http://" + host
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // Level is the log level.

@@ -168,7 +168,7 @@ func principalOf(ctx context.Context) *auth.Principal {
 func accountManager(ctx context.Context) (*auth.Principal, error) {
 	p := principalOf(ctx)
 	if p.APIKeyID == "" && !p.FirstParty {
-		return nil, apperr.Forbiddenf("forbidden", "this is managed with an API key or in the dashboard, not by third-party applications")
+		return nil, apperr.Forbiddenf("forbidden", "this is managed with an API key or one of this service's own applications, not by third-party applications")
 	}
 	return p, nil
 }

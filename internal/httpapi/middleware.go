@@ -177,7 +177,7 @@ func (s *server) observe(next http.Handler) http.Handler {
 			s.metrics.duration.WithLabelValues(r.Method, route).Observe(elapsed.Seconds())
 			attrs := []slog.Attr{
 				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
-				slog.Int("status", rec.status), slog.Int("bytes", rec.bytes), slog.Duration("duration", elapsed),
+				slog.Int("status", rec.status), slog.Int("bytes", rec.bytes), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 			}
 			if ri.userID != "" {
 				attrs = append(attrs, slog.String("user_id", ri.userID))

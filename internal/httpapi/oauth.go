@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -188,11 +189,25 @@ func (s *server) introspectEndpoint() http.Handler {
 	})
 }
 
-// oauthNotFound answers other /oauth/ paths in the OAuth error shape.
-func (s *server) oauthNotFound() http.Handler {
+// oauthNotFound answers other /oauth/ requests in the OAuth error shape:
+// 405 with Allow when mux serves the path under other methods, else 404.
+func (s *server) oauthNotFound(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusNotFound, oauthErrorBody{Error: oauth.ErrInvalidRequest,
-			ErrorDescription: "no OAuth endpoint at " + r.Method + " " + r.URL.Path, ErrorURI: s.problems.docsURL + "#" + oauth.ErrInvalidRequest})
+		var allowed []string
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); m != r.Method && strings.HasPrefix(pattern, m+" ") {
+				allowed = append(allowed, m)
+			}
+		}
+		status, desc := http.StatusNotFound, "no OAuth endpoint at "+r.Method+" "+r.URL.Path
+		if len(allowed) > 0 {
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
+			status, desc = http.StatusMethodNotAllowed, r.URL.Path+" takes "+strings.Join(allowed, ", ")+", not "+r.Method
+		}
+		writeJSON(w, status, oauthErrorBody{Error: oauth.ErrInvalidRequest, ErrorDescription: desc,
+			ErrorURI: s.problems.docsURL + "#" + oauth.ErrInvalidRequest})
 	})
 }
 

@@ -32,8 +32,8 @@ func (s *server) routes() http.Handler {
 	mux.Handle("POST /oauth/token", route("POST /oauth/token", cors(s.tokenEndpoint())))
 	mux.Handle("POST /oauth/revoke", route("POST /oauth/revoke", cors(s.revokeEndpoint())))
 	mux.Handle("POST /oauth/introspect", route("POST /oauth/introspect", cors(s.introspectEndpoint())))
-	mux.Handle("OPTIONS /oauth/{endpoint}", route("OPTIONS /oauth/{endpoint}", cors(s.oauthNotFound())))
-	mux.Handle("/oauth/", route("/oauth/", s.oauthNotFound()))
+	mux.Handle("OPTIONS /oauth/{endpoint}", route("OPTIONS /oauth/{endpoint}", cors(s.oauthNotFound(mux))))
+	mux.Handle("/oauth/", route("/oauth/", s.oauthNotFound(mux)))
 
 	// Sign-in pages.
 	mux.Handle("GET /login", route("GET /login", s.web.Login()))

@@ -100,6 +100,7 @@ func (s *server) newAPI(mux *http.ServeMux) huma.API {
 	cfg := huma.DefaultConfig("Matchpoint API", s.version)
 	cfg.OpenAPIPath, cfg.DocsPath, cfg.SchemasPath = "", "", ""
 	cfg.CreateHooks = nil // no $schema links in bodies
+	cfg.Components.Schemas = huma.NewMapRegistry("#/components/schemas/", schemaName)
 	cfg.Info.Description = "The REST API of Matchpoint, the platform that finds people to play sports with. " +
 		"Every request is authenticated with `Authorization: Bearer <token>`, an OAuth 2.0 access token or an API key. " +
 		"Errors are `application/problem+json`; see [the error reference](/docs/errors)."

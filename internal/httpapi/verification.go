@@ -32,11 +32,14 @@ func verificationOf(v *users.Verification) Verification {
 
 type verificationOut struct{ Body Verification }
 
+// ReviewVerificationRequest is the optional body of approve and reject.
+type ReviewVerificationRequest struct {
+	Note string `json:"note,omitempty" maxLength:"1000" doc:"Reason, shown to the user"`
+}
+
 type reviewIn struct {
 	ID   string `path:"id" maxLength:"64"`
-	Body *struct {
-		Note string `json:"note,omitempty" maxLength:"1000" doc:"Reason, shown to the user"`
-	}
+	Body *ReviewVerificationRequest
 }
 
 func (s *server) registerVerification() {
@@ -97,16 +100,16 @@ func (s *server) registerVerification() {
 	})
 
 	for _, decision := range []struct {
-		name    string
-		approve bool
-		desc    string
+		name, title string
+		approve     bool
+		desc        string
 	}{
-		{"approve", true, "Marks the user verified and records user.verified."},
-		{"reject", false, "Closes the request; the user may file another."},
+		{"approve", "Approve", true, "Marks the user verified and records user.verified."},
+		{"reject", "Reject", false, "Closes the request; the user may file another."},
 	} {
 		huma.Register(s.api, huma.Operation{
 			OperationID: decision.name + "-verification", Method: http.MethodPost, Path: "/v1/verifications/{id}/" + decision.name, Tags: tags,
-			Summary:     decision.name + " a verification request (operators)",
+			Summary:     decision.title + " a verification request (operators)",
 			Description: decision.desc + " Scope: admin, on an operator account.",
 			Security:    requires(auth.ScopeAdmin),
 		}, func(ctx context.Context, in *reviewIn) (*verificationOut, error) {

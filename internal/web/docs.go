@@ -1,9 +1,11 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -31,9 +33,29 @@ func (p *Pages) ErrorReference(d ErrorReferenceData) http.Handler {
 	})
 }
 
+// docField is one row of a parameter, body, response or type table.
 type docField struct {
-	Name, Type, Description string
-	Required                bool
+	Name        string
+	Type        docType
+	Description string
+	Rules       string // bounds and formats, in words
+	Required    bool
+	Fields      []docField // of a response body that is an unnamed object
+}
+
+// docType is a type as the page shows it: text, with each named schema in it
+// a link to that schema's table further down the page.
+type docType []typePart
+
+type typePart struct{ Text, Schema string }
+
+// String is the type as plain text.
+func (t docType) String() string {
+	var b strings.Builder
+	for _, p := range t {
+		b.WriteString(p.Text)
+	}
+	return b.String()
 }
 
 type docOperation struct {
@@ -41,7 +63,8 @@ type docOperation struct {
 	Scopes                                 []string
 	Params                                 []docField
 	Body                                   []docField
-	BodyType                               string
+	BodyType                               string  // media type
+	BodySchema                             docType // the named body type, if any
 	Responses                              []docField
 }
 
@@ -50,15 +73,29 @@ type docSection struct {
 	Operations []docOperation
 }
 
+// docSchema is a named type of the document, shown with its fields so that
+// every type an operation names can be read on the page.
+type docSchema struct {
+	Name, Description string
+	Type              docType // for a schema that is not an object
+	Fields            []docField
+}
+
+type reference struct {
+	Sections []docSection
+	Schemas  []docSchema
+}
+
 // APIReference serves /docs: a readable reference built from the OpenAPI
 // document on the server, so it needs no script and no CDN.
 func (p *Pages) APIReference(o *huma.OpenAPI) http.Handler {
 	// Built once, on first request: the OpenAPI document is complete only
 	// after every route is registered.
-	sections := sync.OnceValue(func() []docSection { return buildReference(o) })
+	ref := sync.OnceValue(func() reference { return buildReference(o) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d := ref()
 		p.render(w, r, http.StatusOK, "apidocs", map[string]any{
-			"Title": "API reference", "Info": o.Info, "Sections": sections(), "Server": serverURL(o),
+			"Title": "API reference", "Info": o.Info, "Sections": d.Sections, "Schemas": d.Schemas, "Server": serverURL(o),
 		})
 	})
 }
@@ -70,7 +107,7 @@ func serverURL(o *huma.OpenAPI) string {
 	return ""
 }
 
-func buildReference(o *huma.OpenAPI) []docSection {
+func buildReference(o *huma.OpenAPI) reference {
 	byTag := map[string][]docOperation{}
 	var tags []string
 	paths := make([]string, 0, len(o.Paths))
@@ -96,12 +133,15 @@ func buildReference(o *huma.OpenAPI) []docSection {
 			}
 			for _, prm := range op.Parameters {
 				d.Params = append(d.Params, docField{Name: prm.Name + " (" + prm.In + ")", Type: typeOf(o, prm.Schema),
-					Description: describe(prm.Description, prm.Schema), Required: prm.Required})
+					Description: describe(prm.Description, prm.Schema), Rules: rules(prm.Schema), Required: prm.Required})
 			}
 			if op.RequestBody != nil {
 				for ct, mt := range op.RequestBody.Content {
 					d.BodyType = ct
 					d.Body = fieldsOf(o, mt.Schema)
+					if _, name := resolve(o, mt.Schema); name != "" {
+						d.BodySchema = typeOf(o, mt.Schema)
+					}
 				}
 			}
 			codes := make([]string, 0, len(op.Responses))
@@ -111,11 +151,14 @@ func buildReference(o *huma.OpenAPI) []docSection {
 			sort.Strings(codes)
 			for _, code := range codes {
 				resp := op.Responses[code]
-				typ := ""
+				row := docField{Name: code, Description: resp.Description}
 				for _, mt := range resp.Content {
-					typ = typeOf(o, mt.Schema)
+					row.Type = typeOf(o, mt.Schema)
+					if _, name := resolve(o, mt.Schema); name == "" {
+						row.Fields = fieldsOf(o, mt.Schema)
+					}
 				}
-				d.Responses = append(d.Responses, docField{Name: code, Type: typ, Description: resp.Description})
+				d.Responses = append(d.Responses, row)
 			}
 			tag := "Other"
 			if len(op.Tags) > 0 {
@@ -127,14 +170,31 @@ func buildReference(o *huma.OpenAPI) []docSection {
 			byTag[tag] = append(byTag[tag], d)
 		}
 	}
-	out := make([]docSection, 0, len(tags))
+	var ref reference
 	for _, t := range tags {
-		out = append(out, docSection{Tag: t, Operations: byTag[t]})
+		ref.Sections = append(ref.Sections, docSection{Tag: t, Operations: byTag[t]})
 	}
-	return out
+	if o.Components != nil && o.Components.Schemas != nil {
+		all := o.Components.Schemas.Map()
+		names := make([]string, 0, len(all))
+		for n := range all {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			sch := all[n]
+			ds := docSchema{Name: n, Description: sch.Description, Fields: fieldsOf(o, sch)}
+			if len(ds.Fields) == 0 {
+				ds.Type = typeOf(o, sch)
+			}
+			ref.Schemas = append(ref.Schemas, ds)
+		}
+	}
+	return ref
 }
 
-func resolve(o *huma.OpenAPI, s *huma.Schema) (*huma.Schema, string) {
+// resolve follows a $ref; name is the schema's name when s was one.
+func resolve(o *huma.OpenAPI, s *huma.Schema) (r *huma.Schema, name string) {
 	if s == nil {
 		return nil, ""
 	}
@@ -150,33 +210,44 @@ func resolve(o *huma.OpenAPI, s *huma.Schema) (*huma.Schema, string) {
 	return s, ""
 }
 
-func typeOf(o *huma.OpenAPI, s *huma.Schema) string {
+func text(s string) docType { return docType{{Text: s}} }
+
+func typeOf(o *huma.OpenAPI, s *huma.Schema) docType {
 	r, name := resolve(o, s)
 	if name != "" {
-		return name
+		if r == nil {
+			return text(name)
+		}
+		return docType{{Text: name, Schema: name}}
 	}
 	if r == nil {
-		return ""
+		return nil
 	}
-	switch r.Type {
-	case "array":
-		return "array of " + typeOf(o, r.Items)
-	case "":
-		return "any"
-	}
-	if len(r.Enum) > 0 {
+	var t docType
+	switch {
+	case r.Type == "array":
+		t = append(text("array of "), typeOf(o, r.Items)...)
+	case r.Type == "object" && r.AdditionalProperties != nil:
+		if v, ok := r.AdditionalProperties.(*huma.Schema); ok {
+			t = append(text("map of string to "), typeOf(o, v)...)
+		} else {
+			t = text("object")
+		}
+	case r.Type == "":
+		t = text("any")
+	case len(r.Enum) > 0:
 		var vals []string
 		for _, v := range r.Enum {
-			if s, ok := v.(string); ok {
-				vals = append(vals, s)
-			}
+			vals = append(vals, fmt.Sprint(v))
 		}
-		return r.Type + ": " + strings.Join(vals, " | ")
+		t = text(r.Type + ": " + strings.Join(vals, " | "))
+	default:
+		t = text(r.Type)
 	}
 	if r.Nullable {
-		return r.Type + " or null"
+		t = append(t, typePart{Text: " or null"})
 	}
-	return r.Type
+	return t
 }
 
 func describe(desc string, s *huma.Schema) string {
@@ -187,6 +258,56 @@ func describe(desc string, s *huma.Schema) string {
 		return s.Description
 	}
 	return ""
+}
+
+// rules says in words what bounds and format a value must keep.
+func rules(s *huma.Schema) string {
+	if s == nil {
+		return ""
+	}
+	var out []string
+	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+	switch {
+	case s.MinLength != nil && s.MaxLength != nil:
+		out = append(out, fmt.Sprintf("%d to %d characters", *s.MinLength, *s.MaxLength))
+	case s.MaxLength != nil:
+		out = append(out, fmt.Sprintf("at most %d characters", *s.MaxLength))
+	case s.MinLength != nil:
+		out = append(out, fmt.Sprintf("at least %d characters", *s.MinLength))
+	}
+	switch {
+	case s.Minimum != nil && s.Maximum != nil:
+		out = append(out, num(*s.Minimum)+" to "+num(*s.Maximum))
+	case s.Maximum != nil:
+		out = append(out, "at most "+num(*s.Maximum))
+	case s.Minimum != nil:
+		out = append(out, "at least "+num(*s.Minimum))
+	}
+	if s.ExclusiveMinimum != nil {
+		out = append(out, "more than "+num(*s.ExclusiveMinimum))
+	}
+	if s.ExclusiveMaximum != nil {
+		out = append(out, "less than "+num(*s.ExclusiveMaximum))
+	}
+	if s.MaxItems != nil {
+		out = append(out, fmt.Sprintf("at most %d items", *s.MaxItems))
+	}
+	if s.MinItems != nil && *s.MinItems > 0 {
+		out = append(out, fmt.Sprintf("at least %d items", *s.MinItems))
+	}
+	if s.Default != nil {
+		out = append(out, fmt.Sprintf("default %v", s.Default))
+	}
+	switch s.Format {
+	case "date-time":
+		out = append(out, "RFC 3339 time, UTC")
+	case "email", "uri":
+		out = append(out, s.Format)
+	}
+	if s.ReadOnly {
+		out = append(out, "read-only")
+	}
+	return strings.Join(out, "; ")
 }
 
 func fieldsOf(o *huma.OpenAPI, s *huma.Schema) []docField {
@@ -202,7 +323,8 @@ func fieldsOf(o *huma.OpenAPI, s *huma.Schema) []docField {
 	var out []docField
 	for _, n := range names {
 		prop := r.Properties[n]
-		out = append(out, docField{Name: n, Type: typeOf(o, prop), Description: prop.Description, Required: slices.Contains(r.Required, n)})
+		out = append(out, docField{Name: n, Type: typeOf(o, prop), Description: prop.Description, Rules: rules(prop),
+			Required: slices.Contains(r.Required, n)})
 	}
 	return out
 }
