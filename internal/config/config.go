@@ -34,9 +34,9 @@ type Config struct {
 // Defaults of the settings.
 const (
 	DefaultOutboxRetention = 30 * 24 * time.Hour
-	DefaultAddr        = "127.0.0.1:8080"
-	DefaultDatabaseURL = "sqlite:./data/matchpoint.db"
-	DefaultBaseURL     = "http://localhost:8080"
+	DefaultAddr            = "127.0.0.1:8080"
+	DefaultDatabaseURL     = "sqlite:./data/matchpoint.db"
+	DefaultBaseURL         = "http://localhost:8080"
 )
 
 func fromEnv(getenv func(string) string) func(name, def string) string {
