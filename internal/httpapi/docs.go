@@ -46,7 +46,7 @@ var problemCodes = []web.ErrorCode{
 	{Code: "sport_not_in_profile", Status: 422, Meaning: "A skill level names a sport that is not among the profile's sports."},
 	{Code: "invalid_skill_level", Status: 422, Meaning: "Skill levels are beginner, intermediate, advanced or expert."},
 	{Code: "incomplete_coordinates", Status: 422, Meaning: "latitude and longitude are set (or cleared) together."},
-	{Code: "out_of_range", Status: 422, Meaning: "A number is outside its bounds (latitude -90..90, longitude -180..180, travel_radius_km 0..1000)."},
+	{Code: "out_of_range", Status: 422, Meaning: "A number is outside its bounds (latitude -90..90, longitude -180..180, travel_radius_km more than 0 and at most 1000)."},
 	{Code: "invalid_timezone", Status: 422, Meaning: "The time zone is not an IANA name like Europe/Paris."},
 	{Code: "invalid_day", Status: 422, Meaning: "Availability days are monday to sunday."},
 	{Code: "invalid_time", Status: 422, Meaning: "Availability times are HH:MM, and a slot ends after it starts."},

@@ -121,7 +121,7 @@ func (pb *problems) fromHuma(hctx huma.Context, status int, msg string, errs ...
 	case http.StatusInternalServerError:
 		return pb.fromError(ctx, errors.New(msg))
 	}
-	p := pb.new(ctx, status, code, "", msg)
+	p := pb.new(ctx, status, code, "", cleanDecodeError(msg))
 	if len(fields) > 0 {
 		p.Param = fields[0].Param
 		parts := make([]string, 0, len(fields))
@@ -138,6 +138,16 @@ func (pb *problems) fromHuma(hctx huma.Context, status int, msg string, errs ...
 		}
 	}
 	return p
+}
+
+// cleanDecodeError keeps Go's type names out of what a client reads: the JSON
+// decoder says "cannot unmarshal number 1e400 into Go value of type float64".
+func cleanDecodeError(msg string) string {
+	if i := strings.Index(msg, " into Go "); i >= 0 {
+		what := strings.TrimPrefix(msg[:i], "json: cannot unmarshal ")
+		return "The body could not be read: " + what + " does not fit the field (numbers must be finite 64-bit values)."
+	}
+	return msg
 }
 
 // paramOf turns Huma's "body.skill_levels.tennis" or "query.limit" into the

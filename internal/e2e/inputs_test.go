@@ -1,0 +1,35 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/matchpoint-api/matchpoint/internal/apptest"
+)
+
+// TestInputErrors: malformed or out-of-bounds input gets a clear error that
+// names the field and never shows the service's insides.
+func TestInputErrors(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, s *apptest.Server) {
+		u := s.User(t, "inputs")
+		k := keyOf(t, s.App, u.ID, "read", "write")
+		for _, tc := range []struct {
+			name, body string
+			status     int
+			code       string
+			param      string
+		}{
+			{"a number beyond float64", `{"travel_radius_km":1e400}`, 400, "invalid_json", ""},
+			{"a zero travel radius", `{"travel_radius_km":0}`, 422, "validation_failed", "travel_radius_km"},
+			{"a travel radius over 1000", `{"travel_radius_km":1000.5}`, 422, "validation_failed", "travel_radius_km"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := api(t, s, "PATCH", "/v1/users/me", k, tc.body)
+				wantProblem(t, s, r, tc.status, tc.code, tc.param)
+				if strings.Contains(string(r.Body), "Go ") || strings.Contains(string(r.Body), "float64") {
+					t.Errorf("the error shows Go internals: %s", r.Body)
+				}
+			})
+		}
+	})
+}
