@@ -95,7 +95,7 @@ func (pb *problems) fromHuma(hctx huma.Context, status int, msg string, errs ...
 		var d huma.ErrorDetailer
 		if errors.As(e, &d) {
 			det := d.ErrorDetail()
-			fields = append(fields, ProblemField{Param: paramOf(det.Location), Message: det.Message})
+			fields = append(fields, ProblemField{Param: paramOf(det.Location), Message: cleanDecodeError(det.Message)})
 			continue
 		}
 		// A handler's own error: the domain decides the status.
