@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+
+	"github.com/matchpoint-api/matchpoint/internal/clientip"
 )
 
 // Config holds every setting.
@@ -20,6 +22,10 @@ type Config struct {
 	DocsURL     string
 	LogLevel    string
 	LogFormat   string
+	// TrustedProxies are the proxies whose X-Forwarded-For names the client
+	// (comma-separated IPs and CIDR ranges); without them, the connection's
+	// address is the client's.
+	TrustedProxies string
 }
 
 // Defaults of the settings.
@@ -44,6 +50,7 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
 	fs.StringVar(&c.DocsURL, "docs-url", env("MATCHPOINT_DOCS_URL", ""), "error reference address; default BASE_URL/docs/errors (MATCHPOINT_DOCS_URL)")
 	fs.StringVar(&c.LogLevel, "log-level", env("MATCHPOINT_LOG_LEVEL", "info"), "debug, info, warn or error (MATCHPOINT_LOG_LEVEL)")
 	fs.StringVar(&c.LogFormat, "log-format", env("MATCHPOINT_LOG_FORMAT", "json"), "json or text (MATCHPOINT_LOG_FORMAT)")
+	fs.StringVar(&c.TrustedProxies, "trusted-proxies", env("MATCHPOINT_TRUSTED_PROXIES", ""), "comma-separated IPs and CIDR ranges of proxies whose X-Forwarded-For is believed (MATCHPOINT_TRUSTED_PROXIES)")
 	return c
 }
 
@@ -62,6 +69,9 @@ func (c *Config) Validate() error {
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		return errors.New("config: log format must be json or text")
+	}
+	if _, err := clientip.ParseTrusted(c.TrustedProxies); err != nil {
+		return fmt.Errorf("config: MATCHPOINT_TRUSTED_PROXIES: %w", err)
 	}
 	return nil
 }

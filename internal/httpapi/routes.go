@@ -54,5 +54,5 @@ func (s *server) routes() http.Handler {
 	mux.Handle("GET /metrics", route("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})))
 	mux.Handle("GET /{$}", route("GET /", http.RedirectHandler("/docs", http.StatusFound)))
 
-	return s.observe(mux)
+	return s.observe(s.withClientIP(mux))
 }
