@@ -366,7 +366,7 @@ func TestSignupPage(t *testing.T) {
 		p := br.Get(s.URL + "/signup")
 		form := p.Form(t, "/signup")
 		p = br.Submit(form, map[string]string{"email": "new@example.com", "username": "newbie", "password": "short"})
-		if p.Status != 422 || !strings.Contains(p.Body, "8 to 256 characters") {
+		if p.Status != 422 || !strings.Contains(p.Body, "12 to 256 characters") {
 			t.Fatalf("short password: %d", p.Status)
 		}
 		p = br.Submit(form, map[string]string{"email": "new@example.com", "username": "newbie", "password": apptest.Password, "first_name": "New"})
