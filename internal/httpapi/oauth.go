@@ -45,14 +45,17 @@ func parseTokenRequest(contentType, authorization string, body []byte) (*tokenRe
 	}
 	for k, v := range form {
 		if len(v) > 1 {
-			return nil, &oauth.Error{Code: oauth.ErrInvalidRequest, Description: "the " + k + " parameter is repeated"}
+			return nil, &oauth.Error{Code: oauth.ErrInvalidRequest, Description: "the " + safeName(k) + " parameter is repeated"}
+		}
+		if !cleanString(k) || !cleanString(v[0]) {
+			return nil, &oauth.Error{Code: oauth.ErrInvalidRequest, Description: "the " + safeName(k) + " parameter must be valid UTF-8 without NUL characters"}
 		}
 	}
 	tr := &tokenRequest{form: form, clientID: form.Get("client_id"), secret: form.Get("client_secret")}
 	_, tr.scopeSent = form["scope"]
 	if authorization != "" {
 		id, secret, ok := parseBasic(authorization)
-		if !ok {
+		if !ok || !cleanString(id) || !cleanString(secret) {
 			return nil, &oauth.Error{Code: oauth.ErrInvalidClient, Description: "the Authorization header must be Basic client credentials"}
 		}
 		if tr.secret != "" {

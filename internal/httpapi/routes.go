@@ -34,6 +34,7 @@ func (s *server) routes() http.Handler {
 	mux.Handle("POST /oauth/introspect", route("POST /oauth/introspect", cors(s.introspectEndpoint())))
 	mux.Handle("OPTIONS /oauth/{endpoint}", route("OPTIONS /oauth/{endpoint}", cors(s.oauthNotFound())))
 	mux.Handle("/oauth/", route("/oauth/", s.oauthNotFound()))
+	mux.Handle("GET /.well-known/oauth-authorization-server", route("GET /.well-known/oauth-authorization-server", s.discovery()))
 
 	// Sign-in pages.
 	mux.Handle("GET /login", route("GET /login", s.web.Login()))
