@@ -22,7 +22,7 @@ func (s *server) routes() http.Handler {
 	s.registerSports()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
-	api := cors(limitBody(s.authenticate(s.idempotent(apiMux))))
+	api := noStore(cors(limitBody(s.authenticate(s.validStrings(s.idempotent(apiMux))))))
 	mux.Handle("/v1/", api)
 	mux.Handle("/api/v1/", api)
 
