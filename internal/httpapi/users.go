@@ -203,7 +203,7 @@ func (s *server) registerUsers() {
 		if in.Body.Username != nil {
 			if _, err := accountManager(ctx); err != nil {
 				return nil, &apperr.Error{Kind: apperr.Forbidden, Code: "forbidden", Param: "username",
-					Message: "the username is changed with an API key or in the dashboard, not by third-party applications"}
+					Message: "the username, a login identity, is changed only with an API key or a first-party application, not by third-party applications"}
 			}
 		}
 		u, err := s.users.Update(ctx, p.UserID, in.Body.domain())

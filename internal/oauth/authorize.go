@@ -88,11 +88,14 @@ func (s *Service) ParseAuthorize(ctx context.Context, q url.Values) (*AuthReques
 	// any is echoed back or looked up.
 	for p, vs := range q {
 		for _, v := range vs {
-			if !cleanString(p) || !cleanString(v) {
+			if !cleanString(p) {
+				return nil, fail(ErrInvalidRequest, "a parameter name is not valid UTF-8 or holds NUL")
+			}
+			if !cleanString(v) {
 				if p == "state" {
-					r.State = ""
+					r.State = "" // never echo it back
 				}
-				return nil, fail(ErrInvalidRequest, "every parameter must be valid UTF-8 without NUL characters")
+				return nil, fail(ErrInvalidRequest, "the %s parameter must be valid UTF-8 without NUL characters", p)
 			}
 		}
 	}

@@ -19,8 +19,9 @@ func (s *Service) Login(ctx context.Context, login, password string) (*User, err
 	if err != nil && !apperr.IsKind(err, apperr.NotFound) {
 		return nil, err
 	}
-	// Never log what was typed as the login: people type passwords there.
-	subject, who := "login:"+loginKey(login), slog.String("user_id", "")
+	// Never log or store what was typed as the login: people type passwords
+	// there. An unknown name is counted under its hash.
+	subject, who := "login:"+secrets.Hash(loginKey(login)), slog.String("user_id", "")
 	if u != nil {
 		subject, who = "user:"+u.ID, slog.String("user_id", u.ID)
 	}
