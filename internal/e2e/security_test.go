@@ -102,7 +102,7 @@ func TestConsentAndFirstParty(t *testing.T) {
 		dev := s.User(t, "developer")
 
 		t.Run("public clients always get the consent page", func(t *testing.T) {
-			f := newFlow(t, s, "phoneuser", oauth.ClientSpec{Name: "Phone App", Public: true, OwnerID: dev.ID, OwnerTier: dev.Tier})
+			f := newFlow(t, s, "phoneuser", oauth.ClientSpec{Name: "Phone App", Public: true, OwnerID: dev.ID})
 			v, _ := pkce()
 			f.code("read", v) // allowed once
 			_, ch := pkce()
@@ -117,7 +117,7 @@ func TestConsentAndFirstParty(t *testing.T) {
 		})
 
 		t.Run("third-party apps cannot delete the account or change the username", func(t *testing.T) {
-			f := newFlow(t, s, "victim", oauth.ClientSpec{Name: "Third Party", OwnerID: dev.ID, OwnerTier: dev.Tier})
+			f := newFlow(t, s, "victim", oauth.ClientSpec{Name: "Third Party", OwnerID: dev.ID})
 			_, ch := pkce()
 			consent := consentPage(t, f.br, s, authURL(s, f.client, "read write profile", "c", ch), f.user.Username)
 			for _, want := range []string{"It can never delete your account, change your username or email", "(not your username)"} {
