@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/audit"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/clock"
 	"github.com/matchpoint-api/matchpoint/internal/ids"
@@ -152,6 +153,8 @@ func (s *Service) Authenticate(ctx context.Context, key string) (*auth.Principal
 		return nil, err
 	}
 	if ki.Key.RevokedAt != nil || ki.UserGone {
+		audit.Event(ctx, slog.LevelWarn, audit.RevokedCredentialUsed, slog.String("credential", "api_key"),
+			slog.String("api_key_id", ki.Key.ID), slog.String("user_id", ki.Key.UserID))
 		return nil, &apperr.Error{Kind: apperr.Unauthenticated, Code: "invalid_token", Message: "The API key has been revoked."}
 	}
 	now := s.clock.Now()

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
+	"github.com/matchpoint-api/matchpoint/internal/clientip"
 	"github.com/matchpoint-api/matchpoint/internal/clock"
 	"github.com/matchpoint-api/matchpoint/internal/config"
 	"github.com/matchpoint-api/matchpoint/internal/httpapi"
@@ -103,12 +104,16 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	if err != nil {
 		return nil, err
 	}
+	proxies, err := clientip.ParseTrusted(cfg.TrustedProxies)
+	if err != nil {
+		return nil, err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	a.Handler = httpapi.New(httpapi.Deps{
 		BaseURL: cfg.BaseURL, DocsURL: cfg.DocsURL, Version: Version,
 		Users: a.Users, OAuth: a.OAuth, Keys: a.Keys, Idem: idempotency.NewService(store.NewIdempotency(db), clk),
-		Web: pages, Ready: db.PingContext, Logger: opts.Logger, Registry: reg,
+		Web: pages, Ready: db.PingContext, Logger: opts.Logger, Registry: reg, ClientIP: clientip.New(proxies),
 	})
 	return a, nil
 }

@@ -43,7 +43,16 @@ func Each(t *testing.T, fn func(t *testing.T, s *Server)) {
 }
 
 // Start runs the service on a fresh database of engine d.
-func Start(t testing.TB, d store.Dialect) *Server {
+func Start(t testing.TB, d store.Dialect) *Server { return StartWith(t, d, Options{}) }
+
+// Options change how StartWith sets the service up.
+type Options struct {
+	TrustedProxies string    // MATCHPOINT_TRUSTED_PROXIES
+	Log            io.Writer // receives the service's log (JSON, debug level); default: nowhere
+}
+
+// StartWith runs the service on a fresh database of engine d, with options.
+func StartWith(t testing.TB, d store.Dialect, o Options) *Server {
 	t.Helper()
 	dbURL := testdb.NewURL(t, d)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -51,9 +60,13 @@ func Start(t testing.TB, d store.Dialect) *Server {
 		t.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	cfg := config.Config{DatabaseURL: dbURL, BaseURL: base, DocsURL: base + "/docs/errors"}
+	cfg := config.Config{DatabaseURL: dbURL, BaseURL: base, DocsURL: base + "/docs/errors", TrustedProxies: o.TrustedProxies}
 	clk := clock.NewFake(time.Now().UTC().Truncate(time.Millisecond))
-	a, err := app.Open(context.Background(), cfg, app.Options{Clock: clk, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if o.Log != nil {
+		log = slog.New(slog.NewJSONHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	a, err := app.Open(context.Background(), cfg, app.Options{Clock: clk, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

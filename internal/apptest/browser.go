@@ -20,6 +20,8 @@ type Browser struct {
 	client *http.Client
 	// Origin is sent on form posts, as browsers do; empty sends none.
 	Origin string
+	// Header is added to every request (X-Forwarded-For, for one).
+	Header http.Header
 }
 
 // NewBrowser returns a browser with an empty cookie jar.
@@ -29,6 +31,12 @@ func (s *Server) NewBrowser(t testing.TB) *Browser {
 		Jar:           jar,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
+}
+
+// Cookies returns the cookies the browser holds for the service.
+func (b *Browser) Cookies() []*http.Cookie {
+	u, _ := url.Parse(b.s.URL)
+	return b.client.Jar.Cookies(u)
 }
 
 // Page is a response the browser stopped at.
@@ -138,6 +146,9 @@ func (b *Browser) Submit(f Form, set map[string]string) *Page {
 func (b *Browser) do(req *http.Request) *Page {
 	b.t.Helper()
 	for hops := 0; hops < 10; hops++ {
+		for k, vs := range b.Header {
+			req.Header[k] = vs
+		}
 		resp, err := b.client.Do(req)
 		if err != nil {
 			b.t.Fatal(err)

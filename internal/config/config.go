@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/matchpoint-api/matchpoint/internal/clientip"
 )
 
 // Config holds every setting.
@@ -24,6 +26,10 @@ type Config struct {
 	LogFormat   string // json or text; empty: text on a terminal, json otherwise
 	// OutboxRetention is how long events every consumer is done with are kept.
 	OutboxRetention time.Duration
+	// TrustedProxies are the proxies whose X-Forwarded-For names the client
+	// (comma-separated IPs and CIDR ranges); without them, the connection's
+	// address is the client's.
+	TrustedProxies string
 
 	// Set by Validate when BaseURL or DocsURL were not given, so that
 	// Listening can fill in the port a listener on port 0 got.
@@ -61,6 +67,7 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
 	fs.StringVar(&c.LogFormat, "log-format", env("MATCHPOINT_LOG_FORMAT", ""), "json or text (MATCHPOINT_LOG_FORMAT); default text on a terminal, json otherwise")
 	fs.DurationVar(&c.OutboxRetention, "outbox-retention", c.envDuration(getenv, "MATCHPOINT_OUTBOX_RETENTION", DefaultOutboxRetention),
 		"how long delivered outbox events are kept (MATCHPOINT_OUTBOX_RETENTION)")
+	fs.StringVar(&c.TrustedProxies, "trusted-proxies", env("MATCHPOINT_TRUSTED_PROXIES", ""), "comma-separated IPs and CIDR ranges of proxies whose X-Forwarded-For is believed (MATCHPOINT_TRUSTED_PROXIES)")
 	return c
 }
 
@@ -113,6 +120,9 @@ func (c *Config) Validate() error {
 	}
 	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
 		return errors.New("config: log format must be json or text")
+	}
+	if _, err := clientip.ParseTrusted(c.TrustedProxies); err != nil {
+		return fmt.Errorf("config: MATCHPOINT_TRUSTED_PROXIES: %w", err)
 	}
 	return nil
 }

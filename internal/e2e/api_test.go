@@ -366,7 +366,7 @@ func TestSignupPage(t *testing.T) {
 		p := br.Get(s.URL + "/signup")
 		form := p.Form(t, "/signup")
 		p = br.Submit(form, map[string]string{"email": "new@example.com", "username": "newbie", "password": "short"})
-		if p.Status != 422 || !strings.Contains(p.Body, "8 to 256 characters") {
+		if p.Status != 422 || !strings.Contains(p.Body, "12 to 256 characters") {
 			t.Fatalf("short password: %d", p.Status)
 		}
 		p = br.Submit(form, map[string]string{"email": "new@example.com", "username": "newbie", "password": apptest.Password, "first_name": "New"})
@@ -379,6 +379,11 @@ func TestSignupPage(t *testing.T) {
 		if countEvents(t, s, "user.created") == 0 {
 			t.Fatal("signup recorded no user.created")
 		}
+		// Signing up signed the browser in: the forms it had before are stale.
+		if p := br.Submit(form, map[string]string{"email": "NEW@example.com", "username": "other", "password": apptest.Password}); p.Status != 403 {
+			t.Fatalf("a form from before sign-in: %d", p.Status)
+		}
+		form = br.Get(s.URL+"/signup").Form(t, "/signup")
 		p = br.Submit(form, map[string]string{"email": "NEW@example.com", "username": "other", "password": apptest.Password})
 		if p.Status != 409 || !strings.Contains(p.Body, "already exists") {
 			t.Fatalf("duplicate email: %d", p.Status)

@@ -166,7 +166,8 @@ func TestOAuthErrors(t *testing.T) {
 				t.Fatalf("no redirect: %d %s", p.Status, p.Body)
 			}
 			q := p.Location.Query()
-			want := url.Values{"error": {code}, "error_description": {description}, "error_uri": {s.URL + "/docs/errors#" + code}, "state": {state}}
+			want := url.Values{"error": {code}, "error_description": {description}, "error_uri": {s.URL + "/docs/errors#" + code}, "state": {state},
+				"iss": {s.URL}}
 			if q.Encode() != want.Encode() {
 				t.Fatalf("redirect query = %v, want %v", q, want)
 			}

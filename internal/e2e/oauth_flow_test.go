@@ -38,7 +38,7 @@ func TestOAuthFlow(t *testing.T) {
 		login := p.Form(t, "/login")
 		p = br.Submit(login, map[string]string{"login": "rafa@example.com", "password": apptest.Password})
 		consent := p.Form(t, "/oauth/authorize")
-		for _, want := range []string{"Court Finder", "Read your profile and public data", "Create and update your data"} {
+		for _, want := range []string{"Court Finder", "See your profile, email address included", "Change your profile and username"} {
 			if !strings.Contains(p.Body, want) {
 				t.Errorf("consent page lacks %q", want)
 			}

@@ -15,6 +15,8 @@ func FuzzParseTokenRequest(f *testing.F) {
 	f.Add("application/json", "", `{"grant_type":"authorization_code"}`)
 	f.Add("application/x-www-form-urlencoded", "Basic %%%", "a=%zz&a=2")
 	f.Add("", "Bearer x", "grant_type=x&grant_type=y")
+	f.Add("application/x-www-form-urlencoded", "", "grant_type=refresh_token&refresh_token=mpr_%00&client_id=app_%FF")
+	f.Add("application/x-www-form-urlencoded", "Basic "+base64.StdEncoding.EncodeToString([]byte("app_%00:s%FF")), "grant_type=refresh_token")
 	f.Fuzz(func(t *testing.T, contentType, authorization, body string) {
 		tr, oe := parseTokenRequest(contentType, authorization, []byte(body))
 		if (tr == nil) == (oe == nil) {
@@ -35,6 +37,12 @@ func FuzzParseTokenRequest(f *testing.F) {
 			if len(v) != 1 {
 				t.Fatalf("parameter %q accepted %d times", k, len(v))
 			}
+			if !cleanString(k) || !cleanString(v[0]) {
+				t.Fatalf("parameter %q = %q is not clean text", k, v[0])
+			}
+		}
+		if !cleanString(tr.clientID) || !cleanString(tr.secret) {
+			t.Fatalf("client credentials %q %q are not clean text", tr.clientID, tr.secret)
 		}
 		if tr.viaBasic && tr.form.Get("client_secret") != "" {
 			t.Fatal("accepted two client authentication methods")

@@ -46,14 +46,17 @@ func parseTokenRequest(contentType, authorization string, body []byte) (*tokenRe
 	}
 	for k, v := range form {
 		if len(v) > 1 {
-			return nil, &oauth.Error{Code: oauth.ErrInvalidRequest, Description: "the " + k + " parameter is repeated"}
+			return nil, &oauth.Error{Code: oauth.ErrInvalidRequest, Description: "the " + safeName(k) + " parameter is repeated"}
+		}
+		if !cleanString(k) || !cleanString(v[0]) {
+			return nil, &oauth.Error{Code: oauth.ErrInvalidRequest, Description: "the " + safeName(k) + " parameter must be valid UTF-8 without NUL characters"}
 		}
 	}
 	tr := &tokenRequest{form: form, clientID: form.Get("client_id"), secret: form.Get("client_secret")}
 	_, tr.scopeSent = form["scope"]
 	if authorization != "" {
 		id, secret, ok := parseBasic(authorization)
-		if !ok {
+		if !ok || !cleanString(id) || !cleanString(secret) {
 			return nil, &oauth.Error{Code: oauth.ErrInvalidClient, Description: "the Authorization header must be Basic client credentials"}
 		}
 		if tr.secret != "" {
@@ -229,7 +232,7 @@ func (s *server) documentOAuth() {
 	o.AddOperation(&huma.Operation{
 		OperationID: "oauth-authorize", Method: http.MethodGet, Path: "/oauth/authorize", Tags: []string{"OAuth 2.0"}, Metadata: public(),
 		Summary:     "Ask the user to authorize a client",
-		Description: "Browser redirect. Checks client_id and the exact redirect_uri first (errors there are shown to the user, never redirected), then signs the user in and asks for consent. Redirects to redirect_uri with code and state, or with error, error_description, error_uri and state. PKCE (S256) is required for public clients. prompt=consent asks again even if consent was given.",
+		Description: "Browser redirect. Checks client_id and the exact redirect_uri first (errors there are shown to the user, never redirected), then signs the user in and asks for consent. Redirects to redirect_uri with code, state and iss, or with error, error_description, error_uri, state and iss. PKCE (S256) is required for public clients, which are asked for consent every time. prompt=consent asks again even if consent was given.",
 		Parameters: []*huma.Param{
 			{Name: "client_id", In: "query", Required: true, Schema: str("")},
 			{Name: "redirect_uri", In: "query", Required: true, Schema: str("exactly as registered")},
@@ -241,6 +244,17 @@ func (s *server) documentOAuth() {
 			{Name: "prompt", In: "query", Schema: &huma.Schema{Type: "string", Enum: []any{"consent", "login"}}},
 		},
 		Responses: map[string]*huma.Response{"302": {Description: "Redirect to the login page, or back to the client"}, "400": {Description: "Unknown client or unregistered redirect_uri (HTML page)"}},
+	})
+	o.AddOperation(&huma.Operation{
+		OperationID: "oauth-authorization-server-metadata", Method: http.MethodGet, Path: "/.well-known/oauth-authorization-server", Tags: []string{"OAuth 2.0"}, Metadata: public(),
+		Summary:     "Authorization server metadata (RFC 8414)",
+		Description: "Where the OAuth endpoints are and what they support, for clients that configure themselves (AppAuth and the like). The issuer is the base URL; authorization responses carry it as iss (RFC 9207).",
+		Responses: map[string]*huma.Response{"200": {Description: "The metadata document", Content: map[string]*huma.MediaType{
+			"application/json": {Schema: &huma.Schema{Type: "object", Properties: map[string]*huma.Schema{
+				"issuer": str(""), "authorization_endpoint": str(""), "token_endpoint": str(""), "revocation_endpoint": str(""),
+				"introspection_endpoint": str(""), "scopes_supported": {Type: "array", Items: str("")},
+				"authorization_response_iss_parameter_supported": {Type: "boolean"},
+			}}}}}},
 	})
 	o.AddOperation(&huma.Operation{
 		OperationID: "oauth-token", Method: http.MethodPost, Path: "/oauth/token", Tags: []string{"OAuth 2.0"}, Metadata: public(),

@@ -22,7 +22,7 @@ func (s *server) routes() http.Handler {
 	s.registerSports()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
-	api := cors(limitBody(s.authenticate(s.idempotent(apiMux))))
+	api := noStore(cors(limitBody(s.authenticate(s.validStrings(s.idempotent(apiMux))))))
 	mux.Handle("/v1/", api)
 	mux.Handle("/api/v1/", api)
 
@@ -34,6 +34,7 @@ func (s *server) routes() http.Handler {
 	mux.Handle("POST /oauth/introspect", route("POST /oauth/introspect", cors(s.introspectEndpoint())))
 	mux.Handle("OPTIONS /oauth/{endpoint}", route("OPTIONS /oauth/{endpoint}", cors(s.oauthNotFound(mux))))
 	mux.Handle("/oauth/", route("/oauth/", s.oauthNotFound(mux)))
+	mux.Handle("GET /.well-known/oauth-authorization-server", route("GET /.well-known/oauth-authorization-server", s.discovery()))
 
 	// Sign-in pages.
 	mux.Handle("GET /login", route("GET /login", s.web.Login()))
@@ -54,5 +55,5 @@ func (s *server) routes() http.Handler {
 	mux.Handle("GET /metrics", route("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})))
 	mux.Handle("GET /{$}", route("GET /", http.RedirectHandler("/docs", http.StatusFound)))
 
-	return s.observe(mux)
+	return s.observe(s.withClientIP(mux))
 }

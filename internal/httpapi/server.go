@@ -17,6 +17,7 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
+	"github.com/matchpoint-api/matchpoint/internal/clientip"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/users"
@@ -36,6 +37,7 @@ type Deps struct {
 	Ready    func(context.Context) error // readiness probe (the database)
 	Logger   *slog.Logger
 	Registry *prometheus.Registry // metrics are registered here and served at /metrics
+	ClientIP *clientip.Resolver   // finds the client's address; default: the connection's
 }
 
 type server struct {
@@ -53,6 +55,7 @@ type server struct {
 	metrics  *metrics
 	problems *problems
 	api      huma.API
+	clientIP *clientip.Resolver
 }
 
 var installErrors sync.Once
@@ -71,7 +74,10 @@ func New(d Deps) http.Handler {
 	s := &server{
 		baseURL: d.BaseURL, https: strings.HasPrefix(d.BaseURL, "https://"), version: d.Version, users: d.Users, oauth: d.OAuth, keys: d.Keys, idem: d.Idem,
 		web: d.Web, ready: d.Ready, log: d.Logger, registry: d.Registry, metrics: newMetrics(d.Registry),
-		problems: &problems{docsURL: d.DocsURL},
+		problems: &problems{docsURL: d.DocsURL}, clientIP: d.ClientIP,
+	}
+	if s.clientIP == nil {
+		s.clientIP = clientip.New(nil)
 	}
 	// Huma builds its errors through package-level hooks. They look up the
 	// request's problem builder, so servers with different settings (tests

@@ -7,6 +7,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/matchpoint-api/matchpoint/internal/apperr"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 	"github.com/matchpoint-api/matchpoint/internal/wire"
@@ -195,10 +196,17 @@ func (s *server) registerUsers() {
 	huma.Register(s.api, huma.Operation{
 		OperationID: "update-me", Method: http.MethodPatch, Path: "/v1/users/me", Tags: tags,
 		Summary:     "Update your profile",
-		Description: "Changes the fields sent and leaves the others. Records user.updated when something changed. Scope: write or profile.",
+		Description: "Changes the fields sent and leaves the others. Records user.updated when something changed. Scope: write or profile; the username, which is a login identity, only with an API key or a first-party client.",
 		Security:    requires(auth.ScopeWrite, auth.ScopeProfile),
 	}, func(ctx context.Context, in *struct{ Body ProfilePatch }) (*profileOut, error) {
-		u, err := s.users.Update(ctx, principalOf(ctx).UserID, in.Body.domain())
+		p := principalOf(ctx)
+		if in.Body.Username != nil {
+			if _, err := accountManager(ctx); err != nil {
+				return nil, &apperr.Error{Kind: apperr.Forbidden, Code: "forbidden", Param: "username",
+					Message: "the username, a login identity, is changed only with an API key or a first-party application, not by third-party applications"}
+			}
+		}
+		u, err := s.users.Update(ctx, p.UserID, in.Body.domain())
 		if err != nil {
 			return nil, err
 		}
@@ -208,11 +216,16 @@ func (s *server) registerUsers() {
 	huma.Register(s.api, huma.Operation{
 		OperationID: "delete-me", Method: http.MethodDelete, Path: "/v1/users/me", Tags: tags,
 		Summary:       "Delete your account",
-		Description:   "Erases the account's personal data for good, revokes every token, key and session it holds, and records user.deleted. Scope: profile.",
+		Description:   "Erases the account's personal data for good, revokes every token, key and session it holds, and records user.deleted. Scope: profile; API keys and first-party clients only.",
 		Security:      requires(auth.ScopeProfile),
 		DefaultStatus: http.StatusNoContent,
 	}, func(ctx context.Context, _ *struct{}) (*struct{}, error) {
-		return nil, s.users.Delete(ctx, principalOf(ctx).UserID)
+		// Irreversible: never for a third-party application, whatever it was granted.
+		p, err := accountManager(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.users.Delete(ctx, p.UserID)
 	})
 
 	huma.Register(s.api, huma.Operation{

@@ -2,8 +2,10 @@ package oauth
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/audit"
 )
 
 // AuthorizedApps lists the applications a user has authorized.
@@ -21,5 +23,6 @@ func (s *Service) RevokeAccess(ctx context.Context, userID, clientID string) err
 	if !ok {
 		return apperr.NotFoundf("no authorization of client %q", clientID)
 	}
+	audit.Event(ctx, slog.LevelInfo, audit.ConsentRevoked, slog.String("user_id", userID), slog.String("client_id", clientID))
 	return nil
 }

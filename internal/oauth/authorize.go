@@ -2,10 +2,14 @@ package oauth
 
 import (
 	"context"
+	"log/slog"
 	"net/url"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/audit"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/ids"
 	"github.com/matchpoint-api/matchpoint/internal/secrets"
@@ -55,6 +59,9 @@ func (s *Service) ParseAuthorize(ctx context.Context, q url.Values) (*AuthReques
 		if len(q[p]) > 1 {
 			return nil, oerr(ErrInvalidRequest, "the %s parameter is repeated", p)
 		}
+		if !cleanString(q.Get(p)) {
+			return nil, oerr(ErrInvalidRequest, "%s must be valid UTF-8 without NUL characters", p)
+		}
 	}
 	clientID := q.Get("client_id")
 	if clientID == "" {
@@ -76,6 +83,21 @@ func (s *Service) ParseAuthorize(ctx context.Context, q url.Values) (*AuthReques
 	r := &AuthRequest{Client: c, RedirectURI: redirect, State: q.Get("state")}
 	fail := func(code, format string, args ...any) error {
 		return &RedirectableError{Err: oerr(code, format, args...), RedirectURI: redirect, State: r.State}
+	}
+	// Every string is checked once, here (DECISIONS.md, Strings), before
+	// any is echoed back or looked up.
+	for p, vs := range q {
+		for _, v := range vs {
+			if !cleanString(p) {
+				return nil, fail(ErrInvalidRequest, "a parameter name is not valid UTF-8 or holds NUL")
+			}
+			if !cleanString(v) {
+				if p == "state" {
+					r.State = "" // never echo it back
+				}
+				return nil, fail(ErrInvalidRequest, "the %s parameter must be valid UTF-8 without NUL characters", p)
+			}
+		}
 	}
 	for _, p := range []string{"response_type", "scope", "state", "code_challenge", "code_challenge_method", "prompt"} {
 		if len(q[p]) > 1 {
@@ -119,17 +141,27 @@ func (s *Service) ParseAuthorize(ctx context.Context, q url.Values) (*AuthReques
 	return r, nil
 }
 
-// NeedsConsent reports whether the user must be asked: prompt=consent, or
-// scopes beyond what this user already granted this client.
+// NeedsConsent reports whether the user must be asked: always for a public
+// client, since any app on the device can claim its redirect URI (a custom
+// scheme, a loopback port) and PKCE proves only that the same app asked and
+// exchanged (RFC 8252 8.6); otherwise for prompt=consent, or scopes beyond
+// what this user already granted this client.
 func (s *Service) NeedsConsent(ctx context.Context, userID string, r *AuthRequest) (bool, error) {
-	if r.Prompt == "consent" {
+	if r.Client.Public || r.Prompt == "consent" {
 		return true, nil
 	}
+	remembered, err := s.Remembered(ctx, userID, r)
+	return !remembered, err
+}
+
+// Remembered reports whether the user already granted the client every scope
+// the request asks for.
+func (s *Service) Remembered(ctx context.Context, userID string, r *AuthRequest) (bool, error) {
 	granted, err := s.store.ConsentScopes(ctx, userID, r.Client.ID)
 	if err != nil {
 		return false, err
 	}
-	return !auth.Subset(r.Scopes, granted), nil
+	return len(granted) > 0 && auth.Subset(r.Scopes, granted), nil
 }
 
 // Approve records the user's consent and issues an authorization code.
@@ -148,6 +180,8 @@ func (s *Service) Approve(ctx context.Context, userID string, r *AuthRequest) (s
 	if err := s.store.SaveConsent(ctx, userID, r.Client.ID, auth.Canonical(union), now); err != nil {
 		return "", err
 	}
+	audit.Event(ctx, slog.LevelInfo, audit.ConsentGranted, slog.String("user_id", userID), slog.String("client_id", r.Client.ID),
+		slog.String("scope", auth.FormatScopes(r.Scopes)))
 	code := secrets.NewToken(secrets.AuthCode)
 	err = s.store.CreateCode(ctx, &Code{
 		ID: ids.New(ids.Code), Hash: secrets.Hash(code), ClientID: r.Client.ID, UserID: userID,
@@ -177,3 +211,6 @@ func RedirectWith(redirectURI string, params url.Values) string {
 	u.RawQuery = q.Encode()
 	return u.String()
 }
+
+// cleanString reports whether s is valid UTF-8 without NUL.
+func cleanString(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }

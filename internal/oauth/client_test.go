@@ -18,6 +18,17 @@ func TestCheckRedirectURI(t *testing.T) {
 		"javascript:alert(1)":                  false,
 		"https:///nohost":                      false,
 		"http://localhost.evil.example:3000/x": false,
+		"https://user:pw@app.example/cb":       false, // user info
+		"https://user@app.example/cb":          false,
+		"https://*.app.example/cb":             false, // wildcard
+		"https://app.example/cb/*":             false,
+		"https://app.example/cb?code=x":        false, // parameters the response adds
+		"https://app.example/cb?state=x":       false,
+		"https://app.example/cb?error=x":       false,
+		"https://app.example/cb?iss=x":         false,
+		"https://app.example/cb?x=1&Code=2":    true, // parameter names are case-sensitive
+		"https://app.example/cb?codes=1":       true,
+		"https://app.example/c\x00b":           false,
 	} {
 		if why := CheckRedirectURI(uri); (why == "") != ok {
 			t.Errorf("CheckRedirectURI(%q) = %q, want ok=%v", uri, why, ok)

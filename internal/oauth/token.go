@@ -3,9 +3,11 @@ package oauth
 import (
 	"context"
 	"crypto/subtle"
+	"log/slog"
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/audit"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/ids"
 	"github.com/matchpoint-api/matchpoint/internal/secrets"
@@ -91,6 +93,8 @@ func (s *Service) ExchangeCode(ctx context.Context, c *Client, code, redirectURI
 	}
 	if cd.UsedAt != nil {
 		// A second use means the code leaked: revoke all it produced (RFC 6749 4.1.2).
+		audit.Event(ctx, slog.LevelWarn, audit.CodeReused, slog.String("client_id", c.ID), slog.String("user_id", cd.UserID),
+			slog.String("grant_id", cd.GrantID))
 		if err := s.store.RevokeGrant(ctx, cd.GrantID, now); err != nil {
 			return nil, err
 		}
@@ -121,6 +125,7 @@ func (s *Service) ExchangeCode(ctx context.Context, c *Client, code, redirectURI
 	}
 	if !ok {
 		// Lost a race with another exchange of the same code: that is reuse too.
+		audit.Event(ctx, slog.LevelWarn, audit.CodeReused, slog.String("client_id", c.ID), slog.String("user_id", cd.UserID))
 		if again, err := s.store.CodeByHash(ctx, cd.Hash); err == nil && again.GrantID != "" {
 			if err := s.store.RevokeGrant(ctx, again.GrantID, now); err != nil {
 				return nil, err
@@ -154,10 +159,13 @@ func (s *Service) Refresh(ctx context.Context, c *Client, token, scope string, s
 	if ri.Grant.ClientID != c.ID {
 		return nil, oerr(ErrInvalidGrant, "the refresh token was issued to another client")
 	}
+	who := []slog.Attr{slog.String("client_id", c.ID), slog.String("user_id", ri.Grant.UserID), slog.String("grant_id", ri.Grant.ID)}
 	if ri.Grant.RevokedAt != nil {
+		audit.Event(ctx, slog.LevelWarn, audit.RevokedCredentialUsed, append(who, slog.String("credential", "refresh_token"))...)
 		return nil, oerr(ErrInvalidGrant, "the refresh token has been revoked")
 	}
 	if ri.Token.UsedAt != nil {
+		audit.Event(ctx, slog.LevelWarn, audit.RefreshTokenReused, who...)
 		if err := s.store.RevokeGrant(ctx, ri.Grant.ID, now); err != nil {
 			return nil, err
 		}
@@ -184,6 +192,7 @@ func (s *Service) Refresh(ctx context.Context, c *Client, token, scope string, s
 		return nil, err
 	}
 	if !ok {
+		audit.Event(ctx, slog.LevelWarn, audit.RefreshTokenReused, who...)
 		if err := s.store.RevokeGrant(ctx, ri.Grant.ID, now); err != nil {
 			return nil, err
 		}
@@ -276,10 +285,12 @@ func liveAccess(ti *TokenInfo, now time.Time) string {
 	case ti.Token.RevokedAt != nil, ti.Grant.RevokedAt != nil, ti.ClientGone, ti.UserGone:
 		return "The access token has been revoked."
 	case !now.Before(ti.Token.ExpiresAt):
-		return "The access token expired."
+		return expiredAccess
 	}
 	return ""
 }
+
+const expiredAccess = "The access token expired."
 
 // AuthenticateAccessToken resolves a bearer access token to its principal.
 func (s *Service) AuthenticateAccessToken(ctx context.Context, token string) (*auth.Principal, error) {
@@ -294,6 +305,10 @@ func (s *Service) AuthenticateAccessToken(ctx context.Context, token string) (*a
 		return nil, err
 	}
 	if why := liveAccess(ti, s.clock.Now()); why != "" {
+		if why != expiredAccess {
+			audit.Event(ctx, slog.LevelWarn, audit.RevokedCredentialUsed, slog.String("credential", "access_token"),
+				slog.String("client_id", ti.Grant.ClientID), slog.String("user_id", ti.Grant.UserID), slog.String("grant_id", ti.Grant.ID))
+		}
 		return nil, &apperr.Error{Kind: apperr.Unauthenticated, Code: "invalid_token", Message: why}
 	}
 	p := &auth.Principal{

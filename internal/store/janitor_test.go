@@ -16,7 +16,7 @@ func TestPurgeExpired(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
 		ctx := context.Background()
 		clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-		u, err := users.NewService(store.NewUsers(db), clk).Register(ctx, users.Registration{Email: "a@example.com", Username: "aaa", Password: "long enough"})
+		u, err := users.NewService(store.NewUsers(db), clk).Register(ctx, users.Registration{Email: "a@example.com", Username: "aaa", Password: "long enough now"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,10 +44,11 @@ func (s *OAuth) ClientByID(ctx context.Context, id string) (*oauth.Client, error
 	var uris, scopes, grants string
 	var created int64
 	var revoked sql.NullInt64
-	err := s.db.QueryRowContext(ctx, `SELECT c.id, c.name, c.owner_id, u.tier, COALESCE(c.secret_hash, ''), c.secret_hint,
+	var ownerRole string
+	err := s.db.QueryRowContext(ctx, `SELECT c.id, c.name, c.owner_id, u.tier, u.role, COALESCE(c.secret_hash, ''), c.secret_hint,
 		c.redirect_uris, c.scopes, c.grant_types, c.public, c.created_at, c.revoked_at
 		FROM oauth_clients c JOIN users u ON u.id = c.owner_id WHERE c.id = $1`, id).
-		Scan(&c.ID, &c.Name, &c.OwnerID, &c.OwnerTier, &c.SecretHash, &c.SecretHint, &uris, &scopes, &grants, &c.Public, &created, &revoked)
+		Scan(&c.ID, &c.Name, &c.OwnerID, &c.OwnerTier, &ownerRole, &c.SecretHash, &c.SecretHint, &uris, &scopes, &grants, &c.Public, &created, &revoked)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, apperr.NotFoundf("no client %q", id)
 	}
@@ -58,6 +59,7 @@ func (s *OAuth) ClientByID(ctx context.Context, id string) (*oauth.Client, error
 		return nil, fmt.Errorf("store: client %s redirect URIs: %w", id, err)
 	}
 	c.Scopes, c.GrantTypes = strings.Fields(scopes), strings.Fields(grants)
+	c.FirstParty = ownerRole == auth.RoleSystem
 	c.CreatedAt, c.RevokedAt = fromMicros(created), fromNullMicros(revoked)
 	return &c, nil
 }

@@ -24,7 +24,7 @@ func NewUsers(db *DB) *Users { return &Users{db: db} }
 
 var _ users.Store = (*Users)(nil)
 
-const userColumns = `id, COALESCE(email, ''), username, first_name, last_name, COALESCE(password_hash, ''),
+const userColumns = `id, COALESCE(email, ''), COALESCE(email_key, ''), username, username_key, first_name, last_name, COALESCE(password_hash, ''),
 	location, latitude, longitude, travel_radius_km, bio, timezone, availability,
 	profile_visibility, discoverable, show_location, verified, role, tier, rate_limit, created_at, updated_at`
 
@@ -36,7 +36,7 @@ func scanUser(row scanner, extra ...any) (*users.User, error) {
 	var limit sql.NullInt64
 	var avail string
 	var created, updated int64
-	dest := append([]any{&u.ID, &u.Email, &u.Username, &u.FirstName, &u.LastName, &u.PasswordHash,
+	dest := append([]any{&u.ID, &u.Email, &u.EmailKey, &u.Username, &u.UsernameKey, &u.FirstName, &u.LastName, &u.PasswordHash,
 		&u.Location, &lat, &lon, &u.TravelRadiusKM, &u.Bio, &u.Timezone, &avail,
 		&u.Privacy.ProfileVisibility, &u.Privacy.Discoverable, &u.Privacy.ShowLocation, &u.Verified,
 		&u.Role, &u.Tier, &limit, &created, &updated}, extra...)
@@ -136,7 +136,7 @@ func (s *Users) CreateUser(ctx context.Context, u *users.User, ev *outbox.Event)
 			password_hash, location, latitude, longitude, travel_radius_km, bio, timezone, availability,
 			profile_visibility, discoverable, show_location, verified, role, tier, rate_limit, created_at, updated_at)
 			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24)`,
-			u.ID, u.Email, strings.ToLower(u.Email), u.Username, strings.ToLower(u.Username), u.FirstName, u.LastName,
+			u.ID, u.Email, u.EmailKey, u.Username, u.UsernameKey, u.FirstName, u.LastName,
 			nullString(u.PasswordHash), u.Location, nullFloat(u.Latitude), nullFloat(u.Longitude), u.TravelRadiusKM,
 			u.Bio, u.Timezone, string(avail), u.Privacy.ProfileVisibility, u.Privacy.Discoverable, u.Privacy.ShowLocation,
 			u.Verified, u.Role, u.Tier, nullInt(u.RateLimit), micros(u.CreatedAt), micros(u.UpdatedAt))
@@ -192,17 +192,14 @@ func (s *Users) UserByID(ctx context.Context, id string) (*users.User, error) {
 	return s.one(ctx, `users.id = $1`, id)
 }
 
-// UserByUsername returns a live account by username.
-func (s *Users) UserByUsername(ctx context.Context, username string) (*users.User, error) {
-	return s.one(ctx, `users.username_key = $1`, strings.ToLower(username))
+// UserByUsernameKey returns a live account by its username key.
+func (s *Users) UserByUsernameKey(ctx context.Context, key string) (*users.User, error) {
+	return s.one(ctx, `users.username_key = $1`, key)
 }
 
-// UserByLogin returns a live account by email or username.
-func (s *Users) UserByLogin(ctx context.Context, login string) (*users.User, error) {
-	if strings.Contains(login, "@") {
-		return s.one(ctx, `users.email_key = $1`, strings.ToLower(login))
-	}
-	return s.UserByUsername(ctx, login)
+// UserByEmailKey returns a live account by its email key.
+func (s *Users) UserByEmailKey(ctx context.Context, key string) (*users.User, error) {
+	return s.one(ctx, `users.email_key = $1`, key)
 }
 
 // ModifyUser changes an account under a row lock.
@@ -232,7 +229,7 @@ func (s *Users) ModifyUser(ctx context.Context, id string, fn func(u *users.User
 			location = $6, latitude = $7, longitude = $8, travel_radius_km = $9, bio = $10, timezone = $11, availability = $12,
 			profile_visibility = $13, discoverable = $14, show_location = $15, verified = $16, role = $17, tier = $18,
 			rate_limit = $19, updated_at = $20 WHERE id = $1`,
-			u.ID, u.Username, strings.ToLower(u.Username), u.FirstName, u.LastName, u.Location,
+			u.ID, u.Username, u.UsernameKey, u.FirstName, u.LastName, u.Location,
 			nullFloat(u.Latitude), nullFloat(u.Longitude), u.TravelRadiusKM, u.Bio, u.Timezone, string(avail),
 			u.Privacy.ProfileVisibility, u.Privacy.Discoverable, u.Privacy.ShowLocation, u.Verified, u.Role, u.Tier,
 			nullInt(u.RateLimit), micros(u.UpdatedAt))

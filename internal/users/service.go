@@ -40,16 +40,21 @@ type Registration struct {
 	Role      string // empty: member
 }
 
-// Register creates an account with a default profile.
+// Register creates an account with a default profile. Sign-ups that carry a
+// client IP (the web form) are throttled per IP.
 func (s *Service) Register(ctx context.Context, r Registration) (*User, error) {
-	email, _, err := NormalizeEmail(r.Email)
+	if err := s.throttleSignup(ctx); err != nil {
+		return nil, err
+	}
+	email, emailKey, err := NormalizeEmail(r.Email)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := CheckUsername(r.Username); err != nil {
+	usernameKey, err := CheckUsername(r.Username)
+	if err != nil {
 		return nil, err
 	}
-	if err := CheckPassword(r.Password); err != nil {
+	if err := CheckPassword(r.Password, r.Username, email); err != nil {
 		return nil, err
 	}
 	r.FirstName, r.LastName = strings.TrimSpace(r.FirstName), strings.TrimSpace(r.LastName)
@@ -59,13 +64,13 @@ func (s *Service) Register(ctx context.Context, r Registration) (*User, error) {
 	if err := checkLine("last_name", r.LastName, MaxName); err != nil {
 		return nil, err
 	}
-	role := r.Role
-	if role == "" {
-		role = auth.RoleMember
+	role, err := checkRole(r.Role)
+	if err != nil {
+		return nil, err
 	}
 	now := s.clock.Now()
 	u := &User{
-		ID: ids.New(ids.User), Email: email, Username: r.Username,
+		ID: ids.New(ids.User), Email: email, EmailKey: emailKey, Username: r.Username, UsernameKey: usernameKey,
 		FirstName: r.FirstName, LastName: r.LastName,
 		Sports: []string{}, SkillLevels: map[string]string{}, Availability: []Slot{},
 		TravelRadiusKM: DefaultTravelRadiusKM, Timezone: "UTC", Privacy: DefaultPrivacy,
@@ -82,20 +87,36 @@ func (s *Service) Register(ctx context.Context, r Registration) (*User, error) {
 	return u, nil
 }
 
+// checkRole accepts the roles an account may be given (empty: member). The
+// system role belongs to the service's own account alone, which only
+// EnsureSystemAccount creates: it counts as an operator and its clients as
+// first-party, so no input may ask for it.
+func checkRole(role string) (string, error) {
+	switch role {
+	case "":
+		return auth.RoleMember, nil
+	case auth.RoleMember, auth.RoleOperator:
+		return role, nil
+	}
+	return "", apperr.InvalidParam("role", "invalid_role", "role must be member or operator")
+}
+
 // SystemUsername is the first-party account that owns the service's own OAuth
 // clients. It has no password and cannot sign in.
 const SystemUsername = "matchpoint"
 
+const systemEmail = "system@matchpoint.invalid"
+
 // EnsureSystemAccount returns the first-party account, creating it if needed.
 func (s *Service) EnsureSystemAccount(ctx context.Context) (*User, error) {
-	if u, err := s.store.UserByUsername(ctx, SystemUsername); err == nil {
+	if u, err := s.store.UserByUsernameKey(ctx, SystemUsername); err == nil {
 		return u, nil
 	} else if !apperr.IsKind(err, apperr.NotFound) {
 		return nil, err
 	}
 	now := s.clock.Now()
 	u := &User{
-		ID: ids.New(ids.User), Email: "system@matchpoint.invalid", Username: SystemUsername,
+		ID: ids.New(ids.User), Email: systemEmail, EmailKey: systemEmail, Username: SystemUsername, UsernameKey: SystemUsername,
 		FirstName: "Matchpoint", Sports: []string{}, SkillLevels: map[string]string{}, Availability: []Slot{},
 		TravelRadiusKM: DefaultTravelRadiusKM, Timezone: "UTC",
 		Privacy: Privacy{ProfileVisibility: VisibilityPrivate},
@@ -107,41 +128,8 @@ func (s *Service) EnsureSystemAccount(ctx context.Context) (*User, error) {
 	}
 	if err := s.store.CreateUser(ctx, u, ev); err != nil {
 		if apperr.IsKind(err, apperr.Conflict) { // created concurrently by another node
-			return s.store.UserByUsername(ctx, SystemUsername)
+			return s.store.UserByUsernameKey(ctx, SystemUsername)
 		}
-		return nil, err
-	}
-	return u, nil
-}
-
-// Login checks a username-or-email and password. Failures are one error, so
-// the answer does not tell which accounts exist; repeated failures lock the
-// login name for a while (throttle.go), known or not.
-func (s *Service) Login(ctx context.Context, login, password string) (*User, error) {
-	key := loginKey(login)
-	if err := s.checkThrottle(ctx, key); err != nil {
-		return nil, err
-	}
-	bad := &apperr.Error{Kind: apperr.Unauthenticated, Code: "invalid_credentials", Message: "Wrong username, email or password."}
-	u, err := s.store.UserByLogin(ctx, strings.TrimSpace(login))
-	if err != nil && !apperr.IsKind(err, apperr.NotFound) {
-		return nil, err
-	}
-	ok := false
-	if err == nil && u.PasswordHash != "" {
-		if ok, err = secrets.CheckPassword(u.PasswordHash, password); err != nil {
-			return nil, err
-		}
-	} else {
-		secrets.BurnPasswordCheck(password)
-	}
-	if !ok {
-		if err := s.recordFailure(ctx, key); err != nil {
-			return nil, err
-		}
-		return nil, bad
-	}
-	if err := s.throttle.ResetLoginFailures(ctx, key); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -150,10 +138,19 @@ func (s *Service) Login(ctx context.Context, login, password string) (*User, err
 // Get returns a live account.
 func (s *Service) Get(ctx context.Context, id string) (*User, error) {
 	if !ids.Valid(ids.User, id) {
-		return nil, apperr.NotFoundf("no user %q", id)
+		return nil, noUser(id)
 	}
-	return s.store.UserByID(ctx, id)
+	u, err := s.store.UserByID(ctx, id)
+	if apperr.IsKind(err, apperr.NotFound) {
+		return nil, noUser(id)
+	}
+	return u, err
 }
+
+// noUser is the one answer for an account that does not exist, was deleted,
+// or may not be seen: they must not be told apart (DECISIONS.md, Profile
+// visibility).
+func noUser(id string) error { return apperr.NotFoundf("no user %q", id) }
 
 // View returns the account id as viewerID may see it, or NotFound when its
 // privacy hides it. The caller renders only public fields for others.
@@ -163,7 +160,7 @@ func (s *Service) View(ctx context.Context, viewerID, id string) (*User, error) 
 		return nil, err
 	}
 	if u.ID != viewerID && (u.Privacy.ProfileVisibility == VisibilityPrivate || u.Role == auth.RoleSystem) {
-		return nil, apperr.NotFoundf("no user %q", id)
+		return nil, noUser(id)
 	}
 	return u, nil
 }
@@ -219,10 +216,11 @@ func (s *Service) Update(ctx context.Context, id string, p Patch) (*User, error)
 
 func applyPatch(u *User, p Patch) error {
 	if p.Username != nil {
-		if _, err := CheckUsername(*p.Username); err != nil {
+		key, err := CheckUsername(*p.Username)
+		if err != nil {
 			return err
 		}
-		u.Username = *p.Username
+		u.Username, u.UsernameKey = *p.Username, key
 	}
 	for _, f := range []struct {
 		param string

@@ -15,10 +15,10 @@ type Store interface {
 	CreateUser(ctx context.Context, u *User, ev *outbox.Event) error
 	// UserByID returns a live (not deleted) account or apperr NotFound.
 	UserByID(ctx context.Context, id string) (*User, error)
-	// UserByLogin finds a live account by email or username, case-insensitively.
-	UserByLogin(ctx context.Context, login string) (*User, error)
-	// UserByUsername finds a live account by username, case-insensitively.
-	UserByUsername(ctx context.Context, username string) (*User, error)
+	// UserByEmailKey finds a live account by EmailKey.
+	UserByEmailKey(ctx context.Context, key string) (*User, error)
+	// UserByUsernameKey finds a live account by UsernameKey.
+	UserByUsernameKey(ctx context.Context, key string) (*User, error)
 	// ModifyUser loads the account under a write lock, lets fn change it and
 	// name the event to record, and saves both. fn returning an error aborts.
 	ModifyUser(ctx context.Context, id string, fn func(u *User) (*outbox.Event, error)) (*User, error)

@@ -7,9 +7,13 @@ import "time"
 
 // User is an account with its profile.
 type User struct {
-	ID             string
-	Email          string
-	Username       string
+	ID       string
+	Email    string
+	Username string
+	// EmailKey and UsernameKey are what uniqueness and sign-in look-ups use,
+	// computed once by NormalizeEmail and CheckUsername.
+	EmailKey       string
+	UsernameKey    string
 	FirstName      string
 	LastName       string
 	Sports         []string          // canonical names, in the user's order

@@ -3,7 +3,6 @@ package users
 import (
 	"fmt"
 	"math"
-	"net/mail"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,11 +18,8 @@ import (
 // Bounds of profile fields. They are part of the API contract and appear in
 // the OpenAPI document through the HTTP layer's schema tags.
 const (
-	MaxEmail        = 254
 	MinUsername     = 3
 	MaxUsername     = 30
-	MinPassword     = 8
-	MaxPassword     = 256
 	MaxName         = 100
 	MaxLocation     = 200
 	MaxBio          = 2000
@@ -41,20 +37,6 @@ var reservedUsernames = []string{"admin", "administrator", "matchpoint", "operat
 // Weekdays, in order, as availability slots name them.
 var Weekdays = []string{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 
-// NormalizeEmail checks an address and returns it trimmed, plus the key under
-// which uniqueness is enforced (the whole address folded to lower case).
-func NormalizeEmail(email string) (addr, key string, err error) {
-	email = strings.TrimSpace(email)
-	if email == "" {
-		return "", "", apperr.InvalidParam("email", "invalid_email", "email is required")
-	}
-	a, perr := mail.ParseAddress(email)
-	if len(email) > MaxEmail || perr != nil || a.Address != email || a.Name != "" || !strings.Contains(email[strings.LastIndexByte(email, '@'):], ".") {
-		return "", "", apperr.InvalidParam("email", "invalid_email", "email must be a plain address like name@example.com")
-	}
-	return email, strings.ToLower(email), nil
-}
-
 // CheckUsername validates a username and returns its uniqueness key.
 func CheckUsername(u string) (string, error) {
 	n := utf8.RuneCountInString(u)
@@ -67,15 +49,6 @@ func CheckUsername(u string) (string, error) {
 		return "", apperr.InvalidParam("username", "username_reserved", "username %q is reserved", u)
 	}
 	return key, nil
-}
-
-// CheckPassword validates a new password.
-func CheckPassword(pw string) error {
-	n := utf8.RuneCountInString(pw)
-	if n < MinPassword || n > MaxPassword {
-		return apperr.InvalidParam("password", "invalid_password", "password must be %d to %d characters", MinPassword, MaxPassword)
-	}
-	return nil
 }
 
 func checkText(param, s string, max int) error {

@@ -71,6 +71,9 @@ func (s *Service) ReviewVerification(ctx context.Context, reviewerID, id string,
 	if err := checkText("note", note, MaxNote); err != nil {
 		return nil, err
 	}
+	if v.UserID == reviewerID {
+		return nil, apperr.Forbiddenf("forbidden", "an operator may not review their own verification request")
+	}
 	if v.Status != VerificationPending {
 		return nil, apperr.Conflictf("already_reviewed", "", "the request was already %s", v.Status)
 	}

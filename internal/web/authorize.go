@@ -3,11 +3,12 @@ package web
 import (
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
 
-	"github.com/matchpoint-api/matchpoint/internal/auth"
+	"github.com/matchpoint-api/matchpoint/internal/audit"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 )
 
@@ -15,7 +16,10 @@ import (
 var authorizeParams = []string{"client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge", "code_challenge_method"}
 
 // Authorize is GET /oauth/authorize: validate the request, make sure the
-// user is signed in, and ask for consent unless it was already given.
+// user is signed in, and ask for consent unless it was already given to a
+// confidential client (a public one is always asked: oauth.NeedsConsent).
+// Every redirect back to the client carries iss (RFC 9207), so a client
+// talking to several servers knows which one answered.
 func (p *Pages) Authorize() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.authorize(w, r, r.URL.Query(), http.StatusFound)
@@ -57,9 +61,10 @@ func (p *Pages) authorize(w http.ResponseWriter, r *http.Request, q url.Values, 
 		p.serverError(w, r, err)
 		return
 	}
-	var scopes []auth.ScopeInfo
-	for _, s := range req.Scopes {
-		scopes = append(scopes, auth.Describe(s))
+	remembered, err := p.cfg.OAuth.Remembered(r.Context(), userID, req)
+	if err != nil {
+		p.serverError(w, r, err)
+		return
 	}
 	hidden := req.Params()
 	var fields []map[string]string
@@ -74,7 +79,8 @@ func (p *Pages) authorize(w http.ResponseWriter, r *http.Request, q url.Values, 
 	}
 	p.render(w, r, http.StatusOK, "consent", map[string]any{
 		"Title": "Authorize " + req.Client.Name, "Client": req.Client.Name, "Username": u.Username,
-		"Scopes": scopes, "Fields": fields, "RedirectHost": redirectHost,
+		"Scopes": consentScopes(req.Scopes, req.Client.FirstParty), "ThirdParty": !req.Client.FirstParty,
+		"Remembered": remembered, "Public": req.Client.Public, "Fields": fields, "RedirectHost": redirectHost,
 		"CSRF": p.csrfToken(w, r, "authorize"), "LogoutCSRF": p.csrfToken(w, r, "logout"),
 	})
 }
@@ -82,14 +88,13 @@ func (p *Pages) authorize(w http.ResponseWriter, r *http.Request, q url.Values, 
 // Decide is POST /oauth/authorize: the consent form's Allow or Deny.
 func (p *Pages) Decide() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		limitForm(w, r)
-		if !p.checkCSRF(r, "authorize") {
-			p.forbidden(w, r)
+		f, ok := p.postedForm(w, r, "authorize", nil)
+		if !ok {
 			return
 		}
 		q := url.Values{}
 		for _, k := range authorizeParams {
-			if v := r.PostFormValue(k); v != "" {
+			if v := f.Get(k); v != "" {
 				q.Set(k, v)
 			}
 		}
@@ -107,10 +112,11 @@ func (p *Pages) Decide() http.Handler {
 			http.Redirect(w, r, "/login?"+url.Values{"return_to": {"/oauth/authorize?" + req.Params().Encode()}}.Encode(), http.StatusSeeOther)
 			return
 		}
-		switch r.PostFormValue("decision") {
+		switch f.Get("decision") {
 		case "allow":
 			p.issueCode(w, r, userID, req, http.StatusSeeOther)
 		case "deny":
+			audit.Event(r.Context(), slog.LevelInfo, audit.ConsentDenied, slog.String("user_id", userID), slog.String("client_id", req.Client.ID))
 			p.redirectError(w, r, req.RedirectURI, req.State, &oauth.Error{Code: oauth.ErrAccessDenied, Description: "the user denied the request"}, http.StatusSeeOther)
 		default:
 			p.render(w, r, http.StatusBadRequest, "error", map[string]any{"Title": "Choose Allow or Deny", "Message": "The form was sent without a decision."})
@@ -124,7 +130,7 @@ func (p *Pages) issueCode(w http.ResponseWriter, r *http.Request, userID string,
 		p.serverError(w, r, err)
 		return
 	}
-	params := url.Values{"code": {code}}
+	params := url.Values{"code": {code}, "iss": {p.cfg.BaseURL}}
 	if req.State != "" {
 		params.Set("state", req.State)
 	}
@@ -132,7 +138,8 @@ func (p *Pages) issueCode(w http.ResponseWriter, r *http.Request, userID string,
 }
 
 func (p *Pages) redirectError(w http.ResponseWriter, r *http.Request, redirectURI, state string, e *oauth.Error, status int) {
-	params := url.Values{"error": {e.Code}, "error_description": {e.Description}, "error_uri": {p.cfg.DocsURL + "#" + e.Code}}
+	params := url.Values{"error": {e.Code}, "error_description": {e.Description}, "error_uri": {p.cfg.DocsURL + "#" + e.Code},
+		"iss": {p.cfg.BaseURL}}
 	if state != "" {
 		params.Set("state", state)
 	}

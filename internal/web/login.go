@@ -1,22 +1,21 @@
 package web
 
 import (
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
 	"github.com/matchpoint-api/matchpoint/internal/sessions"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 )
 
-// maxFormBytes bounds a page's form post.
-const maxFormBytes = 64 << 10
-
-// formError returns the failure in err when it is one of the kinds a form
+// showable returns the failure in err when it is one of the kinds a form
 // shows back to the person (wrong password, taken username...); anything
 // else is a server error.
-func formError(err error, kinds ...apperr.Kind) (*apperr.Error, bool) {
+func showable(err error, kinds ...apperr.Kind) (*apperr.Error, bool) {
 	e, ok := apperr.As(err)
 	if !ok || !slices.Contains(kinds, e.Kind) {
 		return nil, false
@@ -24,8 +23,30 @@ func formError(err error, kinds ...apperr.Kind) (*apperr.Error, bool) {
 	return e, true
 }
 
-func limitForm(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+// retryAfter sets Retry-After on a throttled answer.
+func retryAfter(w http.ResponseWriter, err error) {
+	if wait, ok := users.RetryAfter(err); ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+	}
+}
+
+// postedForm reads a form post and checks its CSRF token. When it returns
+// false the answer has been written.
+func (p *Pages) postedForm(w http.ResponseWriter, r *http.Request, form string, onBad func(fe *formError)) (url.Values, bool) {
+	f, fe := readForm(r)
+	if !p.checkCSRF(r, f, form) {
+		p.forbidden(w, r)
+		return nil, false
+	}
+	if fe != nil {
+		if onBad != nil {
+			onBad(fe)
+		} else {
+			p.render(w, r, http.StatusBadRequest, "error", map[string]any{"Title": "This form cannot be sent", "Message": fe.Message})
+		}
+		return nil, false
+	}
+	return f, true
 }
 
 // Login shows the sign-in form.
@@ -42,24 +63,37 @@ func (p *Pages) Login() http.Handler {
 // LoginSubmit checks the credentials and starts a session.
 func (p *Pages) LoginSubmit() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		limitForm(w, r)
-		if !p.checkCSRF(r, "login") {
-			p.forbidden(w, r)
+		page := func(status int, rt, login, msg string) {
+			p.render(w, r, status, "login", map[string]any{
+				"Title": "Sign in", "ReturnTo": rt, "CSRF": p.csrfToken(w, r, "login"), "Login": login,
+				"Error": msg, "SignupURL": "/signup?" + url.Values{"return_to": {rt}}.Encode(),
+			})
+		}
+		f, ok := p.postedForm(w, r, "login", func(fe *formError) {
+			if fe.TooLong && fe.Field == "password" {
+				page(http.StatusUnprocessableEntity, "/docs", "", users.PasswordLengthError().Message)
+				return
+			}
+			status := http.StatusBadRequest
+			if fe.TooLong {
+				status = http.StatusRequestEntityTooLarge
+			}
+			page(status, "/docs", "", fe.Message)
+		})
+		if !ok {
 			return
 		}
-		rt := safeReturn(r.PostFormValue("return_to"))
-		login := r.PostFormValue("login")
-		u, err := p.cfg.Users.Login(r.Context(), login, r.PostFormValue("password"))
+		rt := safeReturn(f.Get("return_to"))
+		login := f.Get("login")
+		u, err := p.cfg.Users.Login(r.Context(), login, f.Get("password"))
 		if err != nil {
-			e, ok := formError(err, apperr.Unauthenticated, apperr.RateLimited)
+			e, ok := showable(err, apperr.Unauthenticated, apperr.RateLimited)
 			if !ok {
 				p.serverError(w, r, err)
 				return
 			}
-			p.render(w, r, e.Kind.HTTPStatus(), "login", map[string]any{
-				"Title": "Sign in", "ReturnTo": rt, "CSRF": p.csrfToken(w, r, "login"), "Login": login,
-				"Error": e.Message, "SignupURL": "/signup?" + url.Values{"return_to": {rt}}.Encode(),
-			})
+			retryAfter(w, err)
+			page(e.Kind.HTTPStatus(), rt, login, e.Message)
 			return
 		}
 		if err := p.startSession(w, r, u.ID); err != nil {
@@ -70,9 +104,11 @@ func (p *Pages) LoginSubmit() http.Handler {
 	})
 }
 
+// startSession signs the browser in. It replaces any earlier session of this
+// browser and draws a new pre-session CSRF cookie: every form token issued
+// before sign-in stops working.
 func (p *Pages) startSession(w http.ResponseWriter, r *http.Request, userID string) error {
-	// A sign-in replaces any earlier session of this browser.
-	if c, err := r.Cookie(sessionCookie); err == nil {
+	if c, err := r.Cookie(p.sessionCookie); err == nil {
 		_ = p.cfg.Session.End(r.Context(), c.Value)
 	}
 	tok, err := p.cfg.Session.Start(r.Context(), userID)
@@ -80,6 +116,7 @@ func (p *Pages) startSession(w http.ResponseWriter, r *http.Request, userID stri
 		return err
 	}
 	p.setSession(w, tok, int(sessions.TTL.Seconds()))
+	p.newBrowserSeed(w)
 	return nil
 }
 
@@ -96,27 +133,40 @@ func (p *Pages) Signup() http.Handler {
 // SignupSubmit creates the account and signs it in.
 func (p *Pages) SignupSubmit() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		limitForm(w, r)
-		if !p.checkCSRF(r, "signup") {
-			p.forbidden(w, r)
+		page := func(status int, rt, field, msg string, reg users.Registration) {
+			reg.Password = "" // never sent back
+			p.render(w, r, status, "signup", map[string]any{
+				"Title": "Create your account", "ReturnTo": rt, "CSRF": p.csrfToken(w, r, "signup"), "MinPassword": users.MinPassword,
+				"Error": msg, "Field": field, "Form": reg,
+			})
+		}
+		f, ok := p.postedForm(w, r, "signup", func(fe *formError) {
+			switch {
+			case fe.TooLong && fe.Field == "password":
+				page(http.StatusUnprocessableEntity, "/docs", "password", users.PasswordLengthError().Message, users.Registration{})
+			case fe.TooLong:
+				page(http.StatusRequestEntityTooLarge, "/docs", fe.Field, fe.Message, users.Registration{})
+			default:
+				page(http.StatusBadRequest, "/docs", fe.Field, fe.Message, users.Registration{})
+			}
+		})
+		if !ok {
 			return
 		}
-		rt := safeReturn(r.PostFormValue("return_to"))
+		rt := safeReturn(f.Get("return_to"))
 		reg := users.Registration{
-			Email: r.PostFormValue("email"), Username: r.PostFormValue("username"), Password: r.PostFormValue("password"),
-			FirstName: r.PostFormValue("first_name"), LastName: r.PostFormValue("last_name"),
+			Email: f.Get("email"), Username: f.Get("username"), Password: f.Get("password"),
+			FirstName: f.Get("first_name"), LastName: f.Get("last_name"),
 		}
 		u, err := p.cfg.Users.Register(r.Context(), reg)
 		if err != nil {
-			e, ok := formError(err, apperr.Invalid, apperr.Conflict)
+			e, ok := showable(err, apperr.Invalid, apperr.Conflict, apperr.RateLimited)
 			if !ok {
 				p.serverError(w, r, err)
 				return
 			}
-			p.render(w, r, e.Kind.HTTPStatus(), "signup", map[string]any{
-				"Title": "Create your account", "ReturnTo": rt, "CSRF": p.csrfToken(w, r, "signup"), "MinPassword": users.MinPassword,
-				"Error": e.Message, "Field": e.Param, "Form": reg,
-			})
+			retryAfter(w, err)
+			page(e.Kind.HTTPStatus(), rt, e.Param, e.Message, reg)
 			return
 		}
 		if err := p.startSession(w, r, u.ID); err != nil {
@@ -130,18 +180,17 @@ func (p *Pages) SignupSubmit() http.Handler {
 // Logout ends the session.
 func (p *Pages) Logout() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		limitForm(w, r)
-		if !p.checkCSRF(r, "logout") {
-			p.forbidden(w, r)
+		if _, ok := p.postedForm(w, r, "logout", nil); !ok {
 			return
 		}
-		if c, err := r.Cookie(sessionCookie); err == nil {
+		if c, err := r.Cookie(p.sessionCookie); err == nil {
 			if err := p.cfg.Session.End(r.Context(), c.Value); err != nil {
 				p.serverError(w, r, err)
 				return
 			}
 		}
 		p.setSession(w, "", -1)
+		p.newBrowserSeed(w)
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
 	})
 }

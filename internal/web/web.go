@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/matchpoint-api/matchpoint/internal/audit"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/sessions"
 	"github.com/matchpoint-api/matchpoint/internal/users"
@@ -40,6 +41,9 @@ type Pages struct {
 	origin string
 	secure bool
 	tmpl   map[string]*template.Template
+	// Cookie names: with the __Host- prefix over https, so that no other
+	// host (a sibling subdomain) can set or overwrite them.
+	sessionCookie, csrfCookie string
 }
 
 // New parses the templates and returns the pages.
@@ -51,7 +55,11 @@ func New(cfg Config) (*Pages, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	p := &Pages{cfg: cfg, origin: u.Scheme + "://" + u.Host, secure: u.Scheme == "https", tmpl: map[string]*template.Template{}}
+	p := &Pages{cfg: cfg, origin: u.Scheme + "://" + u.Host, secure: u.Scheme == "https", tmpl: map[string]*template.Template{},
+		sessionCookie: "mp_session", csrfCookie: "mp_csrf"}
+	if p.secure {
+		p.sessionCookie, p.csrfCookie = "__Host-"+p.sessionCookie, "__Host-"+p.csrfCookie
+	}
 	funcs := template.FuncMap{"slug": slug, "join": strings.Join}
 	for _, name := range []string{"login", "signup", "consent", "error", "apidocs", "errors"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
@@ -70,14 +78,16 @@ func pageHeaders(w http.ResponseWriter) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: under no-referrer browsers send "Origin: null"
+	// with form posts, which the CSRF check must refuse.
+	h.Set("Referrer-Policy", "same-origin")
 }
 
 func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name string, data map[string]any) {
 	pageHeaders(w)
 	w.WriteHeader(status)
 	if err := p.tmpl[name].Execute(w, data); err != nil {
-		p.cfg.Logger.ErrorContext(r.Context(), "render page", "page", name, "error", err.Error())
+		p.log(r).ErrorContext(r.Context(), "render page", "page", name, "error", err.Error())
 	}
 }
 
@@ -91,16 +101,17 @@ func (p *Pages) Assets() http.Handler {
 	})
 }
 
-const sessionCookie = "mp_session"
+// log is the request's logger (with its request id), or the pages' own.
+func (p *Pages) log(r *http.Request) *slog.Logger { return audit.LoggerOr(r.Context(), p.cfg.Logger) }
 
 func (p *Pages) setSession(w http.ResponseWriter, value string, maxAge int) {
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: value, Path: "/", MaxAge: maxAge,
+	http.SetCookie(w, &http.Cookie{Name: p.sessionCookie, Value: value, Path: "/", MaxAge: maxAge,
 		HttpOnly: true, Secure: p.secure, SameSite: http.SameSiteLaxMode})
 }
 
 // currentUser returns the signed-in user's id, or "".
 func (p *Pages) currentUser(r *http.Request) (string, error) {
-	c, err := r.Cookie(sessionCookie)
+	c, err := r.Cookie(p.sessionCookie)
 	if err != nil {
 		return "", nil
 	}
@@ -109,7 +120,7 @@ func (p *Pages) currentUser(r *http.Request) (string, error) {
 
 // safeReturn keeps return_to on this site: a path, never another host.
 func safeReturn(rt string) string {
-	if rt == "" || !strings.HasPrefix(rt, "/") || strings.HasPrefix(rt, "//") || strings.HasPrefix(rt, "/\\") {
+	if rt == "" || !cleanString(rt) || !strings.HasPrefix(rt, "/") || strings.HasPrefix(rt, "//") || strings.HasPrefix(rt, "/\\") {
 		return "/docs"
 	}
 	u, err := url.Parse(rt)
@@ -120,7 +131,7 @@ func safeReturn(rt string) string {
 }
 
 func (p *Pages) serverError(w http.ResponseWriter, r *http.Request, err error) {
-	p.cfg.Logger.ErrorContext(r.Context(), "page error", "path", r.URL.Path, "error", err.Error())
+	p.log(r).ErrorContext(r.Context(), "page error", "path", r.URL.Path, "error", err.Error())
 	p.render(w, r, http.StatusInternalServerError, "error", map[string]any{
 		"Title": "Something went wrong", "Message": "Something went wrong on our side. Please try again.",
 	})
