@@ -125,6 +125,6 @@ func (s *server) newAPI(mux *http.ServeMux) huma.API {
 	}
 	api := humago.New(mux, cfg)
 	api.OpenAPI().OnAddOperation = append(api.OpenAPI().OnAddOperation, checkDeclared)
-	api.UseMiddleware(s.requireScopes(api))
+	api.UseMiddleware(s.requireScopes(api), s.refuseNulls(api))
 	return api
 }
