@@ -81,14 +81,7 @@ var problemCodes = []web.ErrorCode{
 func (s *server) errorCodes() web.ErrorReferenceData {
 	var oauthCodes []web.ErrorCode
 	for _, c := range oauth.ErrorCodes {
-		status := 400
-		if c.Code == oauth.ErrInvalidClient {
-			status = 401
-		}
-		if c.Code == oauth.ErrServerError {
-			status = 500
-		}
-		oauthCodes = append(oauthCodes, web.ErrorCode{Code: c.Code, Status: status, Meaning: c.Meaning})
+		oauthCodes = append(oauthCodes, web.ErrorCode{Code: c.Code, Status: oauth.Status(c.Code), Meaning: c.Meaning})
 	}
 	return web.ErrorReferenceData{OAuth: oauthCodes, API: problemCodes}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
+	"github.com/matchpoint-api/matchpoint/internal/web"
 )
 
 // oauthErrorBody is the error body of the API document, section 7.
@@ -125,17 +126,11 @@ func (s *server) oauthEndpoint(serve func(w http.ResponseWriter, r *http.Request
 // oauthError writes the error body: 401 for invalid_client (with a Basic
 // challenge when the client tried Basic), 500 for server_error, else 400.
 func (s *server) oauthError(w http.ResponseWriter, r *http.Request, e *oauth.Error, basic bool) {
-	status := http.StatusBadRequest
-	switch e.Code {
-	case oauth.ErrInvalidClient:
-		status = http.StatusUnauthorized
-		if basic {
-			w.Header().Set("WWW-Authenticate", `Basic realm="matchpoint"`)
-		}
-	case oauth.ErrServerError:
-		status = http.StatusInternalServerError
+	status := oauth.Status(e.Code)
+	if status == http.StatusUnauthorized && basic {
+		w.Header().Set("WWW-Authenticate", `Basic realm="matchpoint"`)
 	}
-	writeJSON(w, status, oauthErrorBody{Error: e.Code, ErrorDescription: e.Description, ErrorURI: s.problems.docsURL + "#" + e.Code})
+	writeJSON(w, status, oauthErrorBody{Error: e.Code, ErrorDescription: e.Description, ErrorURI: web.ErrorLink(s.problems.docsURL, e.Code)})
 }
 
 // tokenEndpoint is POST /oauth/token (API document 4.1).
@@ -210,7 +205,7 @@ func (s *server) oauthNotFound(mux *http.ServeMux) http.Handler {
 			status, desc = http.StatusMethodNotAllowed, r.URL.Path+" takes "+strings.Join(allowed, ", ")+", not "+r.Method
 		}
 		writeJSON(w, status, oauthErrorBody{Error: oauth.ErrInvalidRequest, ErrorDescription: desc,
-			ErrorURI: s.problems.docsURL + "#" + oauth.ErrInvalidRequest})
+			ErrorURI: web.ErrorLink(s.problems.docsURL, oauth.ErrInvalidRequest)})
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/web"
 )
 
 // Problem is the error body of the /v1 API: RFC 9457 problem details plus
@@ -45,7 +46,7 @@ type problems struct {
 
 func (pb *problems) new(ctx context.Context, status int, code, param, detail string) *Problem {
 	return &Problem{
-		Type: pb.docsURL + "#" + code, Title: http.StatusText(status), Status: status,
+		Type: web.ErrorLink(pb.docsURL, code), Title: http.StatusText(status), Status: status,
 		Detail: detail, Code: code, Param: param, RequestID: RequestID(ctx),
 	}
 }

@@ -39,6 +39,19 @@ var ErrorCodes = []struct{ Code, Meaning string }{
 	{ErrServerError, "The server met an unexpected condition. Retry later."},
 }
 
+// Status is the HTTP status the token, revocation and introspection
+// endpoints answer an error code with (DECISIONS.md): 401 when the client
+// failed to authenticate, 500 for the server's own failure, else 400.
+func Status(code string) int {
+	switch code {
+	case ErrInvalidClient:
+		return 401
+	case ErrServerError:
+		return 500
+	}
+	return 400
+}
+
 func oerr(code, format string, args ...any) *Error {
 	return &Error{Code: code, Description: fmt.Sprintf(format, args...)}
 }

@@ -138,7 +138,7 @@ func (p *Pages) issueCode(w http.ResponseWriter, r *http.Request, userID string,
 }
 
 func (p *Pages) redirectError(w http.ResponseWriter, r *http.Request, redirectURI, state string, e *oauth.Error, status int) {
-	params := url.Values{"error": {e.Code}, "error_description": {e.Description}, "error_uri": {p.cfg.DocsURL + "#" + e.Code},
+	params := url.Values{"error": {e.Code}, "error_description": {e.Description}, "error_uri": {ErrorLink(p.cfg.DocsURL, e.Code)},
 		"iss": {p.cfg.BaseURL}}
 	if state != "" {
 		params.Set("state", state)
@@ -165,13 +165,13 @@ func (p *Pages) authorizeError(w http.ResponseWriter, r *http.Request, err error
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusBadRequest)
 		_ = json.NewEncoder(w).Encode(map[string]string{
-			"error": oe.Code, "error_description": oe.Description, "error_uri": p.cfg.DocsURL + "#" + oe.Code,
+			"error": oe.Code, "error_description": oe.Description, "error_uri": ErrorLink(p.cfg.DocsURL, oe.Code),
 		})
 		return
 	}
 	p.render(w, r, http.StatusBadRequest, "error", map[string]any{
 		"Title": "This sign-in link is not valid", "Code": oe.Code, "Message": oe.Description,
 		"Detail":  "The application that sent you here is misconfigured, or the link was altered. You have not been signed in to it.",
-		"DocsURL": p.cfg.DocsURL + "#" + oe.Code,
+		"DocsURL": ErrorLink(p.cfg.DocsURL, oe.Code),
 	})
 }

@@ -25,6 +25,10 @@ type ErrorReferenceData struct {
 	API   []ErrorCode
 }
 
+// ErrorLink is the address of code's entry in the error reference at
+// docsURL: every error_uri and problem type is built here.
+func ErrorLink(docsURL, code string) string { return docsURL + "#" + code }
+
 // ErrorReference serves /docs/errors; every error_uri and problem type
 // points at an anchor on it.
 func (p *Pages) ErrorReference(d ErrorReferenceData) http.Handler {
