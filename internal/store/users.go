@@ -56,29 +56,6 @@ func scanUser(row scanner, extra ...any) (*users.User, error) {
 	return &u, nil
 }
 
-// loadSports fills Sports and SkillLevels.
-func loadSports(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, u *users.User) error {
-	rows, err := q.QueryContext(ctx, `SELECT sport, COALESCE(skill_level, '') FROM user_sports WHERE user_id = $1 ORDER BY position`, u.ID)
-	if err != nil {
-		return fmt.Errorf("store: load sports: %w", err)
-	}
-	defer rows.Close()
-	u.Sports, u.SkillLevels = []string{}, map[string]string{}
-	for rows.Next() {
-		var sport, level string
-		if err := rows.Scan(&sport, &level); err != nil {
-			return fmt.Errorf("store: load sports: %w", err)
-		}
-		u.Sports = append(u.Sports, sport)
-		if level != "" {
-			u.SkillLevels[sport] = level
-		}
-	}
-	return rows.Err()
-}
-
 func saveSports(ctx context.Context, tx *sql.Tx, u *users.User) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM user_sports WHERE user_id = $1`, u.ID); err != nil {
 		return fmt.Errorf("store: save sports: %w", err)
@@ -150,12 +127,24 @@ func (s *Users) CreateUser(ctx context.Context, u *users.User, ev *outbox.Event)
 	})
 }
 
+// rowsQuerier is what both *DB (through its statement cache) and *sql.Tx offer.
+type rowsQuerier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
 // one reads a live account and its sports in one round trip: one row per
-// sport (or a single row with NULLs when there are none).
-func (s *Users) one(ctx context.Context, where string, arg any) (*users.User, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+userColumns+`, user_sports.sport, user_sports.skill_level
+// sport (or a single row with NULLs when there are none). Every read of an
+// account goes through it; lock takes the account's row lock for a
+// transaction that will write it back (PostgreSQL; SQLite's IMMEDIATE
+// transactions already hold the write lock).
+func (s *Users) one(ctx context.Context, q rowsQuerier, lock bool, where string, arg any) (*users.User, error) {
+	suffix := ""
+	if lock && s.db.Dialect == Postgres {
+		suffix = " FOR UPDATE OF users"
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+userColumns+`, user_sports.sport, user_sports.skill_level
 		FROM users LEFT JOIN user_sports ON user_sports.user_id = users.id
-		WHERE users.deleted_at IS NULL AND `+where+` ORDER BY user_sports.position`, arg)
+		WHERE users.deleted_at IS NULL AND `+where+` ORDER BY user_sports.position`+suffix, arg)
 	if err != nil {
 		return nil, fmt.Errorf("store: get user: %w", err)
 	}
@@ -189,31 +178,25 @@ func (s *Users) one(ctx context.Context, where string, arg any) (*users.User, er
 
 // UserByID returns a live account.
 func (s *Users) UserByID(ctx context.Context, id string) (*users.User, error) {
-	return s.one(ctx, `users.id = $1`, id)
+	return s.one(ctx, s.db, false, `users.id = $1`, id)
 }
 
 // UserByUsernameKey returns a live account by its username key.
 func (s *Users) UserByUsernameKey(ctx context.Context, key string) (*users.User, error) {
-	return s.one(ctx, `users.username_key = $1`, key)
+	return s.one(ctx, s.db, false, `users.username_key = $1`, key)
 }
 
 // UserByEmailKey returns a live account by its email key.
 func (s *Users) UserByEmailKey(ctx context.Context, key string) (*users.User, error) {
-	return s.one(ctx, `users.email_key = $1`, key)
+	return s.one(ctx, s.db, false, `users.email_key = $1`, key)
 }
 
 // ModifyUser changes an account under a row lock.
 func (s *Users) ModifyUser(ctx context.Context, id string, fn func(u *users.User) (*outbox.Event, error)) (*users.User, error) {
 	var out *users.User
 	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
-		u, err := scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1 AND deleted_at IS NULL`+s.db.forUpdate(), id))
-		if errors.Is(err, sql.ErrNoRows) {
-			return apperr.NotFoundf("no user %q", id)
-		}
+		u, err := s.one(ctx, tx, true, `users.id = $1`, id)
 		if err != nil {
-			return fmt.Errorf("store: get user: %w", err)
-		}
-		if err := loadSports(ctx, tx, u); err != nil {
 			return err
 		}
 		oldSports, oldLevels := slices.Clone(u.Sports), maps.Clone(u.SkillLevels)
