@@ -24,6 +24,9 @@ fresh schema of --postgres (dropped afterwards).
 `
 
 func benchCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "moderation" {
+		return bench.ModerationCommand(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || (args[0] != "api" && args[0] != "token") {
 		fmt.Fprint(stderr, benchUsage)
 		return errUsage

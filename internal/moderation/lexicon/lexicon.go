@@ -183,7 +183,7 @@ func (l *Lexicon) parseSet(s string) error {
 		for _, w := range ws {
 			if !strings.HasPrefix(w, "@") {
 				l.words[w] = true
-				if prefer {
+				if prefer && len(ws) == 1 {
 					l.preferred[w] = true
 				}
 			}

@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"math"
 	"strings"
 	"unicode"
 )
@@ -47,7 +48,12 @@ func (t *Text) tokenize(v *Vocab) {
 // trim drops what surrounds a word without being part of it: apostrophes
 // used as quotes, exclamation marks, *emphasis*.
 func trim(b []rune, i, j int) (piece, bool) {
+	// A leading "!" or "|" may be a letter ("!'ll", "|ove"): kept before a
+	// letter, an apostrophe or a digit.
 	for i < j && strings.ContainsRune("'!|+", b[i]) {
+		if (b[i] == '!' || b[i] == '|') && i+1 < j && (unicode.IsLetter(b[i+1]) || b[i+1] == '\'' || unicode.IsDigit(b[i+1])) {
+			break
+		}
 		i++
 	}
 	if i < j && b[i] == '*' {
@@ -70,7 +76,7 @@ func trim(b []rune, i, j int) (piece, bool) {
 func (t *Text) letterRun(ps []piece) int {
 	n, letters := 0, 0
 	for n < len(ps) && ps[n].end-ps[n].start == 1 {
-		if n > 0 && ps[n].start-ps[n-1].end != 1 {
+		if n > 0 && !t.runGap(ps[n-1].end, ps[n].start) {
 			break
 		}
 		if unicode.IsLetter(t.Base[ps[n].start]) {
@@ -82,6 +88,33 @@ func (t *Text) letterRun(ps []piece) int {
 		return 0
 	}
 	return n
+}
+
+// runGap reports whether Base[i:j] separates two letters of one spaced-out
+// word: one separator, or a separator, an apostrophe and a separator
+// ("I ' l l", "d.o.n.'.t"); never two spaces, which separate words.
+func (t *Text) runGap(i, j int) bool {
+	switch j - i {
+	case 1:
+		return true
+	case 2, 3:
+		spaces, quotes := 0, 0
+		for _, r := range t.Base[i:j] {
+			switch {
+			case r == ' ':
+				spaces++
+			case r == '\'':
+				quotes++
+			case wordRune(r):
+				return false
+			}
+		}
+		if quotes > 1 {
+			return false
+		}
+		return spaces < 2 || j-i == 3 && t.Base[i+1] == '\''
+	}
+	return false
 }
 
 // joined turns a run of single characters into words: the split into the
@@ -112,34 +145,39 @@ func (t *Text) joined(ps []piece, v *Vocab) {
 	t.Tokens = append(t.Tokens, tok)
 }
 
-// segment splits s (ASCII-ish letters) into the fewest words of v; nil if
-// it cannot. Returns the end index of each word.
+// segment splits s into words of v, allowing stretches it does not know
+// at a cost ("bakerstreet": "baker" "street"); nil when the best split is
+// the whole run as one unknown stretch.
 func segment(s string, v *Vocab) []int {
 	if v == nil {
 		return nil
 	}
 	r := []rune(s)
 	n := len(r)
-	const inf = 1 << 30
-	best := make([]int, n+1)
+	const unknownBase, unknownPerLetter = 1.0, 0.5
+	best := make([]float64, n+1)
 	from := make([]int, n+1)
 	for i := 1; i <= n; i++ {
-		best[i] = inf
-		for j := max(0, i-v.maxLen); j < i; j++ {
-			if best[j] == inf || best[j]+1 >= best[i] {
-				continue
+		best[i] = math.Inf(1)
+		for j := 0; j < i; j++ {
+			cost := unknownBase + unknownPerLetter*float64(i-j)
+			if i-j <= v.maxLen && v.Has(string(r[j:i])) {
+				cost = 1
 			}
-			if v.Has(string(r[j:i])) {
-				best[i], from[i] = best[j]+1, j
+			if c := best[j] + cost; c < best[i] {
+				best[i], from[i] = c, j
 			}
 		}
 	}
-	if best[n] == inf {
+	var cuts []int
+	for i := n; i > 0; i = from[i] {
+		cuts = append(cuts, i)
+	}
+	if len(cuts) == 1 && !v.Has(s) {
 		return nil
 	}
-	cuts := make([]int, best[n])
-	for i, k := n, best[n]-1; i > 0; i, k = from[i], k-1 {
-		cuts[k] = i
+	for a, b := 0, len(cuts)-1; a < b; a, b = a+1, b-1 {
+		cuts[a], cuts[b] = cuts[b], cuts[a]
 	}
 	return cuts
 }
@@ -156,6 +194,9 @@ func (t *Text) token(start, end int, v *Vocab) Token {
 	}
 	if !tok.Letters {
 		tok.Word = tok.Raw
+		if w, ok := leetOnly(raw, v); ok {
+			tok.Word, tok.Letters, tok.Obfuscated = w, true, true
+		}
 		return tok
 	}
 	if raw[0] == '@' && len(raw) > 1 {
@@ -204,21 +245,9 @@ func readWord(raw []rune, v *Vocab) (string, bool) {
 		w = []rune(strings.ReplaceAll(string(w), "*", ""))
 	}
 	word := string(w)
-	if !v.Has(word) && strings.ContainsAny(string(raw), "1|!") {
-		alt := make([]rune, 0, len(raw))
-		for _, r := range raw {
-			if r == '\'' || r == '*' {
-				continue
-			}
-			if m, ok := leetL[r]; ok {
-				r = m
-			} else if m, ok := leet[r]; ok {
-				r = m
-			}
-			alt = append(alt, r)
-		}
-		if v.Has(string(alt)) {
-			return string(alt), true
+	if !v.Has(word) {
+		if alt, ok := iOrL(raw, v); ok {
+			return alt, true
 		}
 	}
 	if hasRun(w, 3) {
@@ -247,3 +276,66 @@ func hasRun(w []rune, n int) bool {
 	}
 	return false
 }
+
+// iOrL tries every reading of the characters that stand for either i or l
+// ("k11l", "1i7t13"), up to four of them, and returns one the vocabulary
+// knows.
+func iOrL(raw []rune, v *Vocab) (string, bool) {
+	var amb []int
+	w := make([]rune, 0, len(raw))
+	for _, r := range raw {
+		if r == '\'' || r == '*' {
+			continue
+		}
+		if _, ok := leetL[r]; ok {
+			amb = append(amb, len(w))
+		}
+		if m, ok := leet[r]; ok {
+			r = m
+		}
+		w = append(w, r)
+	}
+	if len(amb) == 0 || len(amb) > 4 || v == nil {
+		return "", false
+	}
+	for mask := 1; mask < 1<<len(amb); mask++ {
+		for k, p := range amb {
+			if mask&(1<<k) != 0 {
+				w[p] = 'l'
+			} else {
+				w[p] = 'i'
+			}
+		}
+		if v.Has(string(w)) {
+			return string(w), true
+		}
+	}
+	return "", false
+}
+
+// leetOnly reads a token of digits and symbols alone ("@11" is "all") when
+// the reading is a known word; plain numbers stay numbers.
+func leetOnly(raw []rune, v *Vocab) (string, bool) {
+	symbols := false
+	for _, r := range raw {
+		if _, ok := leet[r]; !ok {
+			return "", false
+		}
+		if !isASCIIDigit(r) {
+			symbols = true
+		}
+	}
+	if !symbols || len(raw) < 2 {
+		return "", false
+	}
+	w := make([]rune, len(raw))
+	for i, r := range raw {
+		w[i] = leet[r]
+	}
+	if v.Has(string(w)) {
+		return string(w), true
+	}
+	return iOrL(raw, v)
+}
+
+func isASCIIDigit(r rune) bool { return r >= '0' && r <= '9' }
