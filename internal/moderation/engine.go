@@ -112,7 +112,7 @@ func (s *scorer) add(sig int, w float64, start, end int) {
 // Check moderates text shown in ctx. It is pure and safe for concurrent use.
 func (e *Engine) Check(text string, ctx Context) Result {
 	t := normalize.Normalize(text, e.lex.Vocab)
-	lang := detectLanguage(t)
+	lang := detectLanguage(text, t, e.lex.Vocab)
 	neutral := lang != "en"
 	var s scorer
 	for _, h := range e.lex.Match(t.Tokens, neutral) {

@@ -53,37 +53,59 @@ var scripts = []struct {
 }
 
 // detectLanguage returns an ISO 639-1 code, or "und" for text without
-// letters.
-func detectLanguage(t *normalize.Text) string {
+// letters. The writing system is counted per word of the original: a word
+// with a Latin letter is Latin however many look-alike letters it hides
+// ("kіll" with a Cyrillic і), and so is a word made only of look-alikes that
+// reads as a known English word.
+func detectLanguage(text string, t *normalize.Text, v *normalize.Vocab) string {
 	latin, other := 0, map[string]int{}
 	kana := false
-	for _, r := range t.Base {
-		if r < 0x80 {
-			if r >= 'a' && r <= 'z' {
-				latin++
+	word := make([]rune, 0, 32)
+	flush := func() {
+		if len(word) == 0 {
+			return
+		}
+		hasLatin, allLookalike := false, true
+		mapped := make([]rune, len(word))
+		for i, r := range word {
+			lr := unicode.ToLower(r)
+			mapped[i] = lr
+			if unicode.Is(unicode.Latin, r) {
+				hasLatin = true
+			} else if m, ok := lookalikeLetter(lr); ok {
+				mapped[i] = m
+			} else {
+				allLookalike = false
 			}
-			continue
 		}
-		if !unicode.IsLetter(r) {
-			continue
-		}
-		if unicode.Is(unicode.Latin, r) {
-			latin++
-			continue
-		}
-		for _, s := range scripts {
-			if unicode.Is(s.table, r) {
-				other[s.lang]++
-				if s.lang == "ja" {
-					kana = true
+		if hasLatin || allLookalike && v.Has(string(mapped)) {
+			latin += len(word)
+		} else {
+			for _, r := range word {
+				for _, s := range scripts {
+					if unicode.Is(s.table, r) {
+						other[s.lang]++
+						if s.lang == "ja" {
+							kana = true
+						}
+						break
+					}
 				}
-				break
 			}
+		}
+		word = word[:0]
+	}
+	for _, r := range text {
+		if unicode.IsLetter(r) {
+			word = append(word, r)
+		} else {
+			flush()
 		}
 	}
+	flush()
 	best, n := "", 0
 	for lang, c := range other {
-		if c > n {
+		if c > n || c == n && lang < best {
 			best, n = lang, c
 		}
 	}
@@ -113,3 +135,5 @@ func detectLanguage(t *normalize.Text) string {
 	}
 	return "en"
 }
+
+func lookalikeLetter(r rune) (rune, bool) { return normalize.Lookalike(r) }

@@ -128,7 +128,7 @@ func detectLinks(t *normalize.Text, s *scorer, ctx Context) {
 		if strings.Contains(full, "refund") || strings.Contains(full, "claim") || strings.Contains(full, "prize") {
 			s.add(idx(Scam), 0.3, st, en)
 		}
-		if seen[l.host] == 2 {
+		if seen[l.host] == 2 && ctx != ContextEvent {
 			s.add(idx(Spam), 0.4, st, en)
 		}
 	}

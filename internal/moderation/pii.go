@@ -237,7 +237,8 @@ func streetAddresses(t *normalize.Text, s *scorer) {
 	personal, venue := false, false
 	for i, tok := range toks {
 		switch tok.Word {
-		case "live", "address", "home", "flat", "apartment", "apt", "house", "place", "drop", "ring", "stay", "staying":
+		case "live", "address", "home", "flat", "apartment", "apt", "house", "place", "drop", "ring", "stay", "staying",
+			"habite", "jhabite", "adresse", "vivo", "direccion", "wohne", "adresse:", "abito", "indirizzo", "moro", "endereco", "domicile":
 			personal = true
 		case "im", "find":
 			if i+1 < len(toks) && (toks[i+1].Word == "at" || toks[i+1].Word == "me") {

@@ -33,3 +33,9 @@ var leet = map[rune]rune{
 // leetL is the second reading of the characters that stand for either i
 // or l ("ki11").
 var leetL = map[rune]rune{'1': 'l', '|': 'l', '!': 'i'}
+
+// Lookalike returns the Latin letter a letter of another script looks like.
+func Lookalike(r rune) (rune, bool) {
+	m, ok := lookalike[r]
+	return m, ok
+}
