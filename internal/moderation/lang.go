@@ -65,20 +65,14 @@ func detectLanguage(text string, t *normalize.Text, v *normalize.Vocab) string {
 		if len(word) == 0 {
 			return
 		}
-		hasLatin, allLookalike := false, true
-		mapped := make([]rune, len(word))
-		for i, r := range word {
-			lr := unicode.ToLower(r)
-			mapped[i] = lr
-			if unicode.Is(unicode.Latin, r) {
+		hasLatin := false
+		for _, r := range word {
+			if r < 0x80 || unicode.Is(unicode.Latin, r) {
 				hasLatin = true
-			} else if m, ok := lookalikeLetter(lr); ok {
-				mapped[i] = m
-			} else {
-				allLookalike = false
+				break
 			}
 		}
-		if hasLatin || allLookalike && v.Has(string(mapped)) {
+		if hasLatin || disguisedWord(word, v) {
 			latin += len(word)
 		} else {
 			for _, r := range word {
@@ -136,4 +130,16 @@ func detectLanguage(text string, t *normalize.Text, v *normalize.Vocab) string {
 	return "en"
 }
 
-func lookalikeLetter(r rune) (rune, bool) { return normalize.Lookalike(r) }
+// disguisedWord reports whether a word written only in look-alike letters
+// of another script reads as a known English word.
+func disguisedWord(word []rune, v *normalize.Vocab) bool {
+	mapped := make([]rune, len(word))
+	for i, r := range word {
+		m, ok := normalize.Lookalike(unicode.ToLower(r))
+		if !ok {
+			return false
+		}
+		mapped[i] = m
+	}
+	return v.Has(string(mapped))
+}

@@ -27,16 +27,28 @@ func detectSpamStyle(text string, t *normalize.Text, s *scorer) {
 	if strings.Contains(text, "!!!") {
 		s.add(sp, 0.2, 0, 0)
 	}
-	counts := map[string]int{}
-	for _, tok := range t.Tokens {
-		if len(tok.Word) >= 3 {
-			counts[tok.Word]++
+	if repeatedWord(t.Tokens) {
+		s.add(sp, 0.35, 0, 0)
+	}
+}
+
+// repeatedWord reports a word of three letters or more used three times or
+// more ("SALE SALE SALE", "click here click here click here").
+func repeatedWord(toks []normalize.Token) bool {
+	limit := min(len(toks), 200) // messages; a long text is not scanned quadratically
+	for i := 0; i < limit; i++ {
+		w := toks[i].Word
+		if len(w) < 3 {
+			continue
+		}
+		n := 1
+		for j := i + 1; j < limit; j++ {
+			if toks[j].Word == w {
+				if n++; n >= 3 {
+					return true
+				}
+			}
 		}
 	}
-	for _, n := range counts {
-		if n >= 3 {
-			s.add(sp, 0.35, 0, 0)
-			break
-		}
-	}
+	return false
 }

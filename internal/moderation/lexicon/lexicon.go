@@ -59,6 +59,7 @@ type Rule struct {
 	Weight   float64 // rules
 	Any      bool    // holds in every language
 	Source   string  // file:line, for tests and explanations
+	bit      uint32  // rules: the mask bit of Category
 	elems    []elem
 	ifSet    string
 	unless   string
@@ -255,6 +256,7 @@ func (l *Lexicon) parseRule(s, src string) error {
 			return fmt.Errorf("bad weight %q", f[2])
 		}
 		r.Weight = w
+		r.bit = 1 << l.category(r.Category)
 		for _, opt := range f[3:] {
 			if opt != "any" {
 				return fmt.Errorf("unknown option %q", opt)
@@ -311,8 +313,8 @@ func (l *Lexicon) parseRule(s, src string) error {
 		l.rules = append(l.rules, r)
 	}
 	if r.elems[0].kind != kWords {
-		if r.Category == "" {
-			return fmt.Errorf("an allowance must start with a word")
+		if r.Category == "" || r.elems[0].kind == kAny {
+			return fmt.Errorf("a pattern must start with a word, #num or #minor")
 		}
 		l.anyStart = append(l.anyStart, idx)
 		return nil

@@ -37,14 +37,16 @@ func (l *Lexicon) Match(toks []normalize.Token, neutral bool) []Hit {
 		if neutral && !r.Any {
 			return
 		}
-		bit := uint32(1) << l.catIndex[r.Category]
-		if end := m.try(r, i, bit); end > i {
+		if end := m.try(r, i, r.bit); end > i {
 			hits = append(hits, Hit{Rule: r, Start: i, End: end})
 		}
 	}
 	for i, t := range toks {
 		for _, ri := range l.index[t.Word] {
 			run(ri, i)
+		}
+		if t.Letters {
+			continue // every rule in anyStart starts with a number
 		}
 		for _, ri := range l.anyStart {
 			run(ri, i)
