@@ -2,6 +2,8 @@ package classify_test
 
 import (
 	"bytes"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/matchpoint-api/matchpoint/internal/moderation/classify"
@@ -88,4 +90,27 @@ func heldOnly(docs []publicdata.Doc) []publicdata.Doc {
 		}
 	}
 	return out
+}
+
+// The weights depend on how the normaliser reads words, which depends on
+// the lists' vocabulary: they must be regenerated when the lists change.
+func TestModelWasTrainedWithTheCurrentLists(t *testing.T) {
+	lex, err := lexicon.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("MODEL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "lists of digest "+lex.Digest) {
+		t.Fatalf("MODEL.md does not name the current lists (%s): run go generate ./internal/moderation/classify", lex.Digest)
+	}
+	m, err := classify.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "digest "+m.Digest) {
+		t.Fatalf("MODEL.md does not describe the committed weights (%s)", m.Digest)
+	}
 }

@@ -73,13 +73,16 @@ compressed, digest %s. Written by `+"`go generate ./internal/moderation/classify
 Collection of Almeida et al. 2011 (CC BY 4.0): see ../publicdata/SOURCES.md
 for the full attribution, which applies to these weights too.
 
+The normaliser read the texts with the word lists of digest %s: change
+the lists and run go generate again (a test checks it).
+
 Held-out rows (a fifth of each set, by a hash of the text; never trained on):
 
 | data set | rows | figures |
 |---|---|---|
 | Davidson et al. | %d | weighted precision %.2f, recall %.2f, F1 %.2f; hate class precision %.2f, recall %.2f |
 | SMS Spam Collection | %d | accuracy %.3f, spam caught %.3f, blocked ham %.3f |
-`, o.Bits, buf.Len(), m2.Digest, r.Davidson.Rows, r.Davidson.Weighted.Precision, r.Davidson.Weighted.Recall, r.Davidson.Weighted.F1,
+`, o.Bits, buf.Len(), m2.Digest, lex.Digest, r.Davidson.Rows, r.Davidson.Weighted.Precision, r.Davidson.Weighted.Recall, r.Davidson.Weighted.F1,
 		r.Davidson.Classes[0].Precision, r.Davidson.Classes[0].Recall, r.SMS.Rows, r.SMS.Accuracy, r.SMS.SpamCaught, r.SMS.BlockedHam)
 	if err := os.WriteFile("MODEL.md", []byte(doc), 0o644); err != nil {
 		log.Fatal(err)
