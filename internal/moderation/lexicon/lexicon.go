@@ -13,7 +13,8 @@
 // A PATTERN is a sequence of elements: a word, alternatives "a|b|@set",
 // alternatives of several words in brackets "(going to|gonna)", a gap "[N]"
 // (up to N tokens of anything), "#num" (a number), "#minor" (an age under
-// 18), "#any" (one token); a trailing "?" makes an element optional. A rule adds WEIGHT to its category when its pattern matches;
+// 18), "#any" (one token, not first); a trailing "?" makes an element
+// optional. A rule adds WEIGHT to its category when its pattern matches;
 // "any" marks a rule that holds in every language. An allow pattern masks
 // the tokens it matches from the rules of its categories: that is how "kill
 // shot", "smash" and "beat them" stay sports talk. "if"/"unless" make a
