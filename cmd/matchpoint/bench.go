@@ -6,67 +6,54 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
-	"time"
+	"strings"
 
 	"github.com/matchpoint-api/matchpoint/internal/bench"
 )
 
-const benchUsage = `usage: matchpoint bench <api|token> [flags]
-
-  api     requests/second of GET /v1/users/me with a bearer token, against a
-          bare handler serving the same JSON in the same process (the ratio
-          is the figure to compare across machines)
-  token   grants/second of POST /oauth/token: code exchange and refresh
-
-Each runs the service on a throwaway database: a temporary SQLite file, or a
-fresh schema of --postgres (dropped afterwards).
-`
+// benchUsage lists every bench of internal/bench.
+func benchUsage() string {
+	var b strings.Builder
+	b.WriteString("usage: matchpoint bench <name> [flags]\n\n")
+	for _, c := range bench.Commands {
+		fmt.Fprintf(&b, "  %-11s %s\n", c.Name, c.Summary)
+	}
+	b.WriteString("\nBenches of the service run it on a throwaway database: a temporary SQLite\nfile, or a fresh schema of --postgres (dropped afterwards). Progress goes to\nstderr, figures to stdout. Run \"matchpoint bench <name> -h\" for its flags.\n")
+	return b.String()
+}
 
 func benchCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	switch {
 	case len(args) == 0:
-		fmt.Fprint(stderr, benchUsage)
+		fmt.Fprint(stderr, benchUsage())
 		return errUsage
 	case isHelp(args[0]):
-		fmt.Fprint(stdout, benchUsage)
+		fmt.Fprint(stdout, benchUsage())
 		return errHelp
-	case args[0] != "api" && args[0] != "token":
-		fmt.Fprintf(stderr, "matchpoint bench: unknown bench command %q\n\n%s", args[0], benchUsage)
-		return errUsage
 	}
-	fs := newFlagSet("bench "+args[0], "usage: matchpoint bench "+args[0]+" [flags]\n")
-	o := bench.Options{Duration: 3 * time.Second, Rounds: 3, Grants: 1000}
-	fs.StringVar(&o.DatabaseURL, "postgres", "", "postgres://... server to measure on (default: SQLite)")
-	fs.IntVar(&o.Concurrency, "concurrency", 8, "concurrent clients")
-	if args[0] == "api" {
-		fs.DurationVar(&o.Duration, "duration", o.Duration, "length of each measured round")
-		fs.IntVar(&o.Rounds, "rounds", o.Rounds, "rounds of each configuration")
-	} else {
-		fs.IntVar(&o.Grants, "grants", o.Grants, "grants of each type")
-	}
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
-	if _, err := parseArgs(fs, args[1:], 0, stdout, stderr); err != nil {
-		return err
-	}
-	if o.Concurrency < 1 || o.Rounds < 1 || o.Duration <= 0 || o.Grants < 1 {
-		return fmt.Errorf("--concurrency, --rounds, --duration and --grants must be positive")
-	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
+	for _, c := range bench.Commands {
+		if c.Name != args[0] {
+			continue
+		}
+		fs := newFlagSet("bench "+c.Name, "usage: matchpoint bench "+c.Name+" [flags]\n\n"+c.Summary+"\n")
+		run := c.Flags(fs)
+		cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+		if _, err := parseArgs(fs, args[1:], 0, stdout, stderr); err != nil {
 			return err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
+		if *cpuProfile != "" {
+			f, err := os.Create(*cpuProfile)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+			defer pprof.StopCPUProfile()
 		}
-		defer pprof.StopCPUProfile()
+		return run(ctx, stdout, stderr)
 	}
-	var err error
-	if args[0] == "api" {
-		_, err = bench.API(ctx, o, stdout)
-	} else {
-		_, err = bench.Token(ctx, o, stdout)
-	}
-	return err
+	fmt.Fprintf(stderr, "matchpoint bench: unknown bench command %q\n\n%s", args[0], benchUsage())
+	return errUsage
 }

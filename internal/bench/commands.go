@@ -1,0 +1,71 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"time"
+)
+
+// Command is one `matchpoint bench <name>`: it registers its flags on the
+// command's flag set and returns what runs once they are parsed. The CLI
+// does the parsing, help and usage errors the same way for every bench.
+type Command struct {
+	Name    string
+	Summary string // one line for `matchpoint bench --help`
+	Flags   func(fs *flag.FlagSet) Run
+}
+
+// Run measures, printing progress on stderr and figures on stdout.
+type Run func(ctx context.Context, stdout, stderr io.Writer) error
+
+// Commands lists every bench, in the order help shows them.
+var Commands []Command
+
+func register(c Command) { Commands = append(Commands, c) }
+
+// commonFlags registers the flags every service bench shares.
+func commonFlags(fs *flag.FlagSet, o *Options) {
+	fs.StringVar(&o.DatabaseURL, "postgres", "", "postgres://... server to measure on (default: SQLite)")
+	fs.IntVar(&o.Concurrency, "concurrency", 8, "concurrent clients")
+}
+
+func positive(vals ...int) error {
+	for _, v := range vals {
+		if v < 1 {
+			return errors.New("counts and durations must be positive")
+		}
+	}
+	return nil
+}
+
+func init() {
+	register(Command{Name: "api", Summary: "requests/second of GET /v1/users/me with a bearer token, against a bare handler serving the same JSON in the same process",
+		Flags: func(fs *flag.FlagSet) Run {
+			o := Options{Duration: 3 * time.Second, Rounds: 3}
+			commonFlags(fs, &o)
+			fs.DurationVar(&o.Duration, "duration", o.Duration, "length of each measured round")
+			fs.IntVar(&o.Rounds, "rounds", o.Rounds, "rounds of each configuration")
+			return func(ctx context.Context, stdout, _ io.Writer) error {
+				if err := positive(o.Concurrency, o.Rounds, int(o.Duration)); err != nil {
+					return err
+				}
+				_, err := API(ctx, o, stdout)
+				return err
+			}
+		}})
+	register(Command{Name: "token", Summary: "grants/second of POST /oauth/token: code exchange and refresh",
+		Flags: func(fs *flag.FlagSet) Run {
+			o := Options{Grants: 1000}
+			commonFlags(fs, &o)
+			fs.IntVar(&o.Grants, "grants", o.Grants, "grants of each type")
+			return func(ctx context.Context, stdout, _ io.Writer) error {
+				if err := positive(o.Concurrency, o.Grants); err != nil {
+					return err
+				}
+				_, err := Token(ctx, o, stdout)
+				return err
+			}
+		}})
+}
