@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -36,6 +37,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	log := newLogger(cfg, stderr)
+	// What logs without a request at hand (background work, security events
+	// of services called outside a request) uses the same logger.
+	slog.SetDefault(log)
 
 	// Listen first: the base URL follows the address when none is given,
 	// and the port of address :0 is known only now.

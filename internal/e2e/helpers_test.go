@@ -59,8 +59,15 @@ func api(t testing.TB, s *apptest.Server, method, path, token, body string) resp
 	return nodeAPI(t, s.URL, method, path, token, body)
 }
 
-// nodeAPI calls the REST API of the service at base (a node of a cluster).
-func nodeAPI(t testing.TB, base, method, path, token, body string) resp {
+// apiWithHeader calls the REST API with one more request header.
+func apiWithHeader(t testing.TB, s *apptest.Server, method, path, token, body, name, value string) resp {
+	t.Helper()
+	return nodeAPI(t, s.URL, method, path, token, body, name, value)
+}
+
+// nodeAPI calls the REST API of the service at base (a node of a cluster),
+// with extra headers as name, value pairs.
+func nodeAPI(t testing.TB, base, method, path, token, body string, headers ...string) resp {
 	t.Helper()
 	var r io.Reader
 	if body != "" {
@@ -72,6 +79,9 @@ func nodeAPI(t testing.TB, base, method, path, token, body string) resp {
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
 	}
 	return do(t, req)
 }
