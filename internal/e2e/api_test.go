@@ -12,6 +12,7 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/apptest"
+	"github.com/matchpoint-api/matchpoint/internal/httpapi"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 )
@@ -30,19 +31,16 @@ func TestAPIKeys(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, s *apptest.Server) {
 		u := s.User(t, "keeper")
 		k := key(t, s, u, "read", "write")
-		if r := api(t, s, "GET", "/v1/users/me", k, ""); r.Status != 200 || str(r.JSON(t), "id") != u.ID {
-			t.Fatalf("API key call: %d %s", r.Status, r.Body)
+		if me := decode[httpapi.Profile](t, api(t, s, "GET", "/v1/users/me", k, ""), 200); me.ID != u.ID {
+			t.Fatalf("API key call: %+v", me)
 		}
 
 		// Create through the API: the key is shown once, then only its hint.
 		r := api(t, s, "POST", "/v1/api-keys", k, `{"name":"ci","scopes":["read"]}`)
-		if r.Status != 201 {
-			t.Fatalf("create: %d %s", r.Status, r.Body)
-		}
-		created := r.JSON(t)
-		newKey, id := str(created, "key"), str(created, "id")
-		if !strings.HasPrefix(newKey, "mpk_live_") || r.Header.Get("Location") != "/v1/api-keys/"+id || str(created, "hint") != "mpk_live_..."+newKey[len(newKey)-4:] {
-			t.Fatalf("created = %v (Location %q)", created, r.Header.Get("Location"))
+		created := decode[httpapi.APIKey](t, r, 201)
+		newKey, id := created.Key, created.ID
+		if !strings.HasPrefix(newKey, "mpk_live_") || r.Header.Get("Location") != "/v1/api-keys/"+id || created.Hint != "mpk_live_..."+newKey[len(newKey)-4:] {
+			t.Fatalf("created = %+v (Location %q)", created, r.Header.Get("Location"))
 		}
 		if api(t, s, "GET", "/v1/users/me", newKey, "").Status != 200 {
 			t.Fatal("new key does not work")
@@ -74,8 +72,8 @@ func TestAPIKeys(t *testing.T) {
 		wantProblem(t, s, api(t, s, "POST", "/v1/api-keys", k, `{"name":"x","scopes":["admin"]}`), 422, "invalid_scope", "scopes")
 
 		// Revoked: 401 at once.
-		if r := api(t, s, "DELETE", "/v1/api-keys/"+id, k, ""); r.Status != 200 || r.JSON(t)["revoked_at"] == nil {
-			t.Fatalf("revoke: %d %s", r.Status, r.Body)
+		if revoked := decode[httpapi.APIKey](t, api(t, s, "DELETE", "/v1/api-keys/"+id, k, ""), 200); revoked.RevokedAt == nil {
+			t.Fatalf("revoke: %+v", revoked)
 		}
 		got := api(t, s, "GET", "/v1/users/me", newKey, "")
 		p := wantProblem(t, s, got, 401, "invalid_token", "")
@@ -104,12 +102,9 @@ func TestProfiles(t *testing.T) {
 			"skill_levels":{"table tennis":"advanced","tennis":"beginner"},"location":"Lyon","latitude":45.76,"longitude":4.84,
 			"travel_radius_km":15,"bio":"Weekend player","timezone":"Europe/Paris",
 			"availability":[{"day":"saturday","start":"09:00","end":"12:00"}],"privacy":{"show_location":false}}`)
-		if r.Status != 200 {
-			t.Fatalf("patch: %d %s", r.Status, r.Body)
-		}
-		me := r.JSON(t)
-		if strings.Join(toStrings(me["sports"]), ",") != "tennis,table tennis,football" || me["latitude"] != 45.76 || me["travel_radius_km"] != 15.0 {
-			t.Fatalf("patched profile = %v", me)
+		me := decode[httpapi.Profile](t, r, 200)
+		if strings.Join(me.Sports, ",") != "tennis,table tennis,football" || me.Latitude == nil || *me.Latitude != 45.76 || me.TravelRadiusKM != 15 {
+			t.Fatalf("patched profile = %+v", me)
 		}
 
 		// What bob sees: no email, no coordinates, and no place label (hidden).
@@ -122,8 +117,8 @@ func TestProfiles(t *testing.T) {
 				t.Errorf("public profile shows %q: %s", hidden, pub.Body)
 			}
 		}
-		if pm := pub.JSON(t); pm["bio"] != "Weekend player" || pm["skill_levels"].(map[string]any)["tennis"] != "beginner" {
-			t.Errorf("public profile = %v", pm)
+		if pm := decode[httpapi.PublicProfile](t, pub, 200); pm.Bio != "Weekend player" || pm.SkillLevels["tennis"] != "beginner" {
+			t.Errorf("public profile = %+v", pm)
 		}
 
 		// Private: 404 to others, still readable by the owner.
@@ -234,10 +229,11 @@ func TestVerification(t *testing.T) {
 
 		wantProblem(t, s, api(t, s, "POST", "/v1/users/me/verification", uk, `{"document_type":"selfie"}`), 422, "validation_failed", "document_type")
 		r := api(t, s, "POST", "/v1/users/me/verification", uk, `{"document_type":"passport","note":"renewed last year"}`)
-		if r.Status != 201 || str(r.JSON(t), "status") != "pending" {
-			t.Fatalf("request: %d %s", r.Status, r.Body)
+		v := decode[httpapi.Verification](t, r, 201)
+		if v.Status != "pending" {
+			t.Fatalf("request: %+v", v)
 		}
-		vid := str(r.JSON(t), "id")
+		vid := v.ID
 		wantProblem(t, s, api(t, s, "POST", "/v1/users/me/verification", uk, `{"document_type":"passport"}`), 409, "verification_pending", "")
 
 		wantProblem(t, s, api(t, s, "GET", "/v1/verifications?status=pending", uk, ""), 403, "insufficient_scope", "")
@@ -247,12 +243,12 @@ func TestVerification(t *testing.T) {
 			t.Fatalf("operator list: %d %s", list.Status, list.Body)
 		}
 		r = api(t, s, "POST", "/v1/verifications/"+vid+"/approve", ok, `{"note":"looks right"}`)
-		if r.Status != 200 || str(r.JSON(t), "status") != "approved" {
-			t.Fatalf("approve: %d %s", r.Status, r.Body)
+		if v := decode[httpapi.Verification](t, r, 200); v.Status != "approved" {
+			t.Fatalf("approve: %+v", v)
 		}
 		wantProblem(t, s, api(t, s, "POST", "/v1/verifications/"+vid+"/reject", ok, ""), 409, "already_reviewed", "")
-		if me := api(t, s, "GET", "/v1/users/me", uk, "").JSON(t); me["verified"] != true {
-			t.Fatalf("not verified after approval: %v", me)
+		if me := decode[httpapi.Profile](t, api(t, s, "GET", "/v1/users/me", uk, ""), 200); !me.Verified {
+			t.Fatalf("not verified after approval: %+v", me)
 		}
 		if countEvents(t, s, "user.verified") != 1 {
 			t.Fatal("user.verified not recorded once")
@@ -303,12 +299,13 @@ func TestAPIBasics(t *testing.T) {
 			return do(t, req)
 		}
 		first, again := post("k-1", `{"name":"once"}`), post("k-1", `{"name":"once"}`)
-		if first.Status != 201 || again.Status != 201 || str(first.JSON(t), "id") != str(again.JSON(t), "id") || again.Header.Get("Idempotent-Replayed") != "true" {
-			t.Fatalf("replay: %d %s / %d %s", first.Status, first.Body, again.Status, again.Body)
+		fk, ak := decode[httpapi.APIKey](t, first, 201), decode[httpapi.APIKey](t, again, 201)
+		if fk.ID != ak.ID || again.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("replay: %s / %s", first.Body, again.Body)
 		}
 		// The key itself is shown once and never stored: the replay omits it.
-		secret := str(first.JSON(t), "key")
-		if secret == "" || str(again.JSON(t), "key") != "" || strings.Contains(string(again.Body), secret) {
+		secret := fk.Key
+		if secret == "" || ak.Key != "" || strings.Contains(string(again.Body), secret) {
 			t.Fatalf("replayed creation shows the key: %s", again.Body)
 		}
 		var stored int
@@ -316,7 +313,7 @@ func TestAPIBasics(t *testing.T) {
 			t.Fatalf("the API key is stored in %d idempotency records (%v)", stored, err)
 		}
 		wantProblem(t, s, post("k-1", `{"name":"twice"}`), 409, "idempotency_key_reused", "Idempotency-Key")
-		if a, b := post("", `{"name":"n"}`), post("", `{"name":"n"}`); str(a.JSON(t), "id") == str(b.JSON(t), "id") {
+		if a, b := post("", `{"name":"n"}`), post("", `{"name":"n"}`); decode[httpapi.APIKey](t, a, 201).ID == decode[httpapi.APIKey](t, b, 201).ID {
 			t.Fatal("requests without a key were deduplicated")
 		}
 		// Keys expire after 24 hours.
@@ -414,14 +411,6 @@ func countEvents(t *testing.T, s *apptest.Server, typ string) int {
 		}
 	}
 	return n
-}
-
-func toStrings(v any) []string {
-	var out []string
-	for _, x := range v.([]any) {
-		out = append(out, x.(string))
-	}
-	return out
 }
 
 func TestCORS(t *testing.T) {

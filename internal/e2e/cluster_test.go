@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/matchpoint-api/matchpoint/internal/apptest"
+	"github.com/matchpoint-api/matchpoint/internal/httpapi"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 )
 
@@ -20,8 +21,7 @@ func TestTwoNodes(t *testing.T) {
 	if r.Status != 200 {
 		t.Fatalf("patch on node 0: %d %s", r.Status, r.Body)
 	}
-	r = nodeAPI(t, c.Nodes[1].URL, "GET", "/v1/users/me", k, "")
-	if r.Status != 200 || str(r.JSON(t), "bio") != "from node 0" {
-		t.Fatalf("read on node 1: %d %s", r.Status, r.Body)
+	if me := decode[httpapi.Profile](t, nodeAPI(t, c.Nodes[1].URL, "GET", "/v1/users/me", k, ""), 200); me.Bio != "from node 0" {
+		t.Fatalf("read on node 1: %+v", me)
 	}
 }
