@@ -45,6 +45,12 @@ func Each(t *testing.T, fn func(t *testing.T, s *Server)) {
 // Start runs the service on a fresh database of engine d.
 func Start(t testing.TB, d store.Dialect) *Server {
 	t.Helper()
+	return StartWith(t, d, nil)
+}
+
+// StartWith is Start with settings that configure changes first.
+func StartWith(t testing.TB, d store.Dialect, configure func(*config.Config, *app.Options)) *Server {
+	t.Helper()
 	dbURL := testdb.NewURL(t, d)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -53,7 +59,11 @@ func Start(t testing.TB, d store.Dialect) *Server {
 	base := "http://" + ln.Addr().String()
 	cfg := config.Config{DatabaseURL: dbURL, BaseURL: base, DocsURL: base + "/docs/errors"}
 	clk := clock.NewFake(time.Now().UTC().Truncate(time.Millisecond))
-	a, err := app.Open(context.Background(), cfg, app.Options{Clock: clk, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	opts := app.Options{Clock: clk, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if configure != nil {
+		configure(&cfg, &opts)
+	}
+	a, err := app.Open(context.Background(), cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,8 +36,9 @@ type Decision struct {
 	// RetryAfter): the window within which no more than Remaining requests
 	// will be allowed.
 	NextAfter time.Duration
-	// ResetAfter is how long until the whole allowance is back.
+	// ResetAfter is how long until the whole allowance is back, at ResetAt.
 	ResetAfter time.Duration
+	ResetAt    time.Time
 }
 
 // The arithmetic runs on integer microseconds since the Unix epoch: exact,
@@ -87,7 +88,7 @@ func decide(s state, now, limit int64, allowed bool) Decision {
 	t := interval(limit)
 	tol := t * limit
 	used := max(s.tat-now, 0)
-	d := Decision{Allowed: allowed, Limit: limit, ResetAfter: micros(used)}
+	d := Decision{Allowed: allowed, Limit: limit, ResetAfter: micros(used), ResetAt: time.UnixMicro(now + used).UTC()}
 	if !allowed {
 		d.RetryAfter = micros(s.tat + t - tol - now)
 		d.NextAfter = d.RetryAfter

@@ -81,8 +81,10 @@ type RedisOptions struct {
 }
 
 // Timeouts of one call to Redis: a request never waits longer than this for
-// its rate limit, and then counts locally.
-const redisTimeout = 250 * time.Millisecond
+// its rate limit, and then counts locally. Only the requests in flight when
+// Redis goes away wait: the next ones count locally at once. Shorter, and a
+// busy machine's scheduling delays would pass for outages.
+const redisTimeout = time.Second
 
 // quietRedis takes the Redis client's own log lines (one per failed dial,
 // every probe of an outage) down to debug level: the limiter logs an outage
