@@ -34,6 +34,9 @@ type Options struct {
 	Duration    time.Duration // per measured round (api)
 	Rounds      int           // rounds of each configuration, interleaved (api)
 	Grants      int           // grants per grant type (token)
+	RedisURL    string        // count rate limits in this Redis (fastpath); empty: in process
+	InProcess   bool          // serve from the bench process instead of a "matchpoint serve" child (fastpath)
+	Binary      string        // the matchpoint binary to run as the service (fastpath); default: this executable
 }
 
 // env is a service on a throwaway database, with one user and one client.
@@ -46,6 +49,7 @@ type env struct {
 	secret  string
 	cleanup []func()
 	Engine  string
+	dbURL   string
 }
 
 func (e *env) close() {
@@ -79,7 +83,8 @@ func start(ctx context.Context, o Options) (*env, error) {
 		return nil, err
 	}
 	e.url = "http://" + ln.Addr().String()
-	cfg := config.Config{DatabaseURL: dbURL, BaseURL: e.url, DocsURL: e.url + "/docs/errors"}
+	e.dbURL = dbURL
+	cfg := config.Config{DatabaseURL: dbURL, BaseURL: e.url, DocsURL: e.url + "/docs/errors", RedisURL: o.RedisURL}
 	a, err := app.Open(ctx, cfg, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		ln.Close()
