@@ -51,6 +51,8 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if args[0] == "fastpath" {
 		fs.StringVar(&o.RedisURL, "redis", "", "redis://... to count rate limits in (default: in process)")
 		fs.BoolVar(&o.InProcess, "inprocess", false, "serve from the bench process, so --cpuprofile profiles the service too")
+		fs.BoolVar(&o.Wrk, "wrk", false, "generate the load with wrk (apt-get install wrk) instead of Go HTTP clients")
+		fs.IntVar(&o.Keys, "keys", 1, "API keys (of as many accounts) the clients share round robin")
 	}
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if _, err := parseArgs(fs, args[1:], 0, stdout, stderr); err != nil {

@@ -11,14 +11,16 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
-	"github.com/matchpoint-api/matchpoint/internal/users"
 )
 
 // APIKeys implements apikeys.Store.
-type APIKeys struct{ db *DB }
+type APIKeys struct {
+	db    *DB
+	batch *keyBatch
+}
 
 // NewAPIKeys returns the API key store over db.
-func NewAPIKeys(db *DB) *APIKeys { return &APIKeys{db: db} }
+func NewAPIKeys(db *DB) *APIKeys { return &APIKeys{db: db, batch: &keyBatch{db: db}} }
 
 var _ apikeys.Store = (*APIKeys)(nil)
 
@@ -48,60 +50,13 @@ func (s *APIKeys) CreateKey(ctx context.Context, k *apikeys.Key, hash string) er
 	return nil
 }
 
-// KeyByHash returns a key with its owner's account, sports included, in one
-// query: authentication runs on every request, and a request that serves the
-// caller's profile needs no second round trip for it. The key is selected
-// in a subquery whose columns are renamed, so the users columns keep their
-// plain names (as in Users.one).
+// KeyByHash returns a key with its owner's account, sports included. It
+// runs on every request: lookups that arrive together share one query (see
+// keyBatch), and a request that serves the caller's profile needs no second
+// round trip for it.
 func (s *APIKeys) KeyByHash(ctx context.Context, hash string) (*apikeys.KeyInfo, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT k.k_id, k.k_user, k.k_name, k.k_hint, k.k_scopes, k.k_created, k.k_used, k.k_revoked,
-		users.deleted_at, `+userColumns+`, user_sports.sport, user_sports.skill_level
-		FROM (SELECT id AS k_id, user_id AS k_user, name AS k_name, hint AS k_hint, scopes AS k_scopes, created_at AS k_created,
-			last_used_at AS k_used, revoked_at AS k_revoked FROM api_keys WHERE key_hash = $1) k
-		JOIN users ON users.id = k.k_user LEFT JOIN user_sports ON user_sports.user_id = users.id
-		ORDER BY user_sports.position`, hash)
-	if err != nil {
-		return nil, fmt.Errorf("store: get API key: %w", err)
-	}
-	defer rows.Close()
-	var ki *apikeys.KeyInfo
-	var owner *users.User
-	for rows.Next() {
-		var deleted sql.NullInt64
-		var sport, level sql.NullString
-		var k *apikeys.Key
-		u, err := scanUser(scannerFunc(func(dest ...any) error {
-			var err error
-			k, err = readKey(rows, append([]any{&deleted}, dest...)...)
-			return err
-		}), &sport, &level)
-		if err != nil {
-			return nil, fmt.Errorf("store: get API key: %w", err)
-		}
-		if ki == nil {
-			owner, u.Sports, u.SkillLevels = u, []string{}, map[string]string{}
-			ki = &apikeys.KeyInfo{Key: *k, UserRole: u.Role, UserTier: u.Tier, UserLimit: u.RateLimit, UserGone: deleted.Valid, Owner: u}
-		}
-		if sport.Valid {
-			owner.Sports = append(owner.Sports, sport.String)
-			if level.Valid {
-				owner.SkillLevels[sport.String] = level.String
-			}
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: get API key: %w", err)
-	}
-	if ki == nil {
-		return nil, apperr.NotFoundf("no such API key")
-	}
-	return ki, nil
+	return s.batch.get(ctx, hash)
 }
-
-// scannerFunc lets one row be read by two scanners in turn.
-type scannerFunc func(dest ...any) error
-
-func (f scannerFunc) Scan(dest ...any) error { return f(dest...) }
 
 // KeyByID returns one of an account's keys.
 func (s *APIKeys) KeyByID(ctx context.Context, userID, id string) (*apikeys.Key, error) {
