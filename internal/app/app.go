@@ -22,6 +22,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/httpapi"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
+	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
 	"github.com/matchpoint-api/matchpoint/internal/sessions"
 	"github.com/matchpoint-api/matchpoint/internal/store"
 	"github.com/matchpoint-api/matchpoint/internal/users"
@@ -40,6 +41,7 @@ type App struct {
 	Keys     *apikeys.Service
 	Sessions *sessions.Service
 	Outbox   *store.Outbox
+	Limiter  ratelimit.Limiter // rate-limit counters: in process, or in Redis
 	Handler  http.Handler
 
 	retention store.Retention
@@ -49,6 +51,9 @@ type App struct {
 type Options struct {
 	Clock  clock.Clock  // default: the real clock
 	Logger *slog.Logger // default: slog.Default()
+	// RateLimitPrefix prefixes the rate-limit keys in Redis; default
+	// "matchpoint:ratelimit:" (tests use one of their own).
+	RateLimitPrefix string
 }
 
 // Open connects, migrates and assembles the service.
@@ -108,12 +113,20 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	if err != nil {
 		return nil, err
 	}
+	a.Limiter = ratelimit.NewLocal(clk)
+	if cfg.RedisURL != "" {
+		if a.Limiter, err = ratelimit.NewRedis(ratelimit.RedisOptions{URL: cfg.RedisURL, Prefix: opts.RateLimitPrefix,
+			Clock: clk, Logger: opts.Logger}); err != nil {
+			return nil, err
+		}
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	a.Handler = httpapi.New(httpapi.Deps{
 		BaseURL: cfg.BaseURL, DocsURL: cfg.DocsURL, Version: Version,
 		Users: a.Users, OAuth: a.OAuth, Keys: a.Keys, Idem: idempotency.NewService(store.NewIdempotency(db), clk),
 		Web: pages, Ready: db.PingContext, Logger: opts.Logger, Registry: reg, ClientIP: clientip.New(proxies),
+		Limiter: a.Limiter, AnonymousLimit: cfg.AnonymousLimit,
 	})
 	return a, nil
 }
@@ -126,8 +139,13 @@ func randomKey() string {
 	return base64.StdEncoding.EncodeToString(b[:])
 }
 
-// Close releases the database.
-func (a *App) Close() error { return a.DB.Close() }
+// Close releases the database and the rate limiter's Redis connections.
+func (a *App) Close() error {
+	if c, ok := a.Limiter.(interface{ Close() error }); ok {
+		c.Close()
+	}
+	return a.DB.Close()
+}
 
 // RunJanitor purges expired rows every interval until ctx ends.
 func (a *App) RunJanitor(ctx context.Context, interval time.Duration, log *slog.Logger) {

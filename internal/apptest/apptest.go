@@ -49,6 +49,8 @@ func Start(t testing.TB, d store.Dialect) *Server { return StartWith(t, d, Optio
 type Options struct {
 	TrustedProxies string    // MATCHPOINT_TRUSTED_PROXIES
 	Log            io.Writer // receives the service's log (JSON, debug level); default: nowhere
+	// Configure changes the settings and options last, before the service opens.
+	Configure func(*config.Config, *app.Options)
 }
 
 // StartWith runs the service on a fresh database of engine d, with options.
@@ -66,7 +68,11 @@ func StartWith(t testing.TB, d store.Dialect, o Options) *Server {
 	if o.Log != nil {
 		log = slog.New(slog.NewJSONHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	a, err := app.Open(context.Background(), cfg, app.Options{Clock: clk, Logger: log})
+	opts := app.Options{Clock: clk, Logger: log}
+	if o.Configure != nil {
+		o.Configure(&cfg, &opts)
+	}
+	a, err := app.Open(context.Background(), cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

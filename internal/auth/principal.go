@@ -24,6 +24,13 @@ type Principal struct {
 	AccountID   string
 	Tier        string // AccountID's tier
 	HourlyLimit int64  // AccountID's requests per hour
+	// Profile is the calling user's account (a *users.User) when the query
+	// that checked the credential read it too, else nil. It belongs to this
+	// request alone: nothing read with a credential is kept between requests,
+	// so a revocation or a change of tier applies to the very next request on
+	// every node. It spares a handler serving the caller's own profile a
+	// second query.
+	Profile any
 }
 
 // Has reports whether the principal carries scope s.

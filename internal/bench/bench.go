@@ -34,6 +34,11 @@ type Options struct {
 	Duration    time.Duration // per measured round (api)
 	Rounds      int           // rounds of each configuration, interleaved (api)
 	Grants      int           // grants per grant type (token)
+	RedisURL    string        // count rate limits in this Redis (fastpath); empty: in process
+	InProcess   bool          // serve from the bench process instead of a "matchpoint serve" child (fastpath)
+	Binary      string        // the matchpoint binary to run as the service (fastpath); default: this executable
+	Wrk         bool          // generate the load with wrk instead of this process's HTTP clients (fastpath)
+	Keys        int           // API keys, of as many accounts, the clients share round robin (fastpath)
 }
 
 // env is a service on a throwaway database, with one user and one client.
@@ -46,6 +51,9 @@ type env struct {
 	secret  string
 	cleanup []func()
 	Engine  string
+	dbURL   string
+	appName string // application_name of its PostgreSQL connections
+	node    *node  // the service process, when not served in process (fastpath)
 }
 
 func (e *env) close() {
@@ -72,6 +80,9 @@ func start(ctx context.Context, o Options) (*env, error) {
 		}
 		e.cleanup = append(e.cleanup, drop)
 		dbURL, e.Engine = u, "postgres"
+		if pu, err := url.Parse(u); err == nil {
+			e.appName = pu.Query().Get("application_name")
+		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -79,7 +90,8 @@ func start(ctx context.Context, o Options) (*env, error) {
 		return nil, err
 	}
 	e.url = "http://" + ln.Addr().String()
-	cfg := config.Config{DatabaseURL: dbURL, BaseURL: e.url, DocsURL: e.url + "/docs/errors"}
+	e.dbURL = dbURL
+	cfg := config.Config{DatabaseURL: dbURL, BaseURL: e.url, DocsURL: e.url + "/docs/errors", RedisURL: o.RedisURL}
 	a, err := app.Open(ctx, cfg, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		ln.Close()
@@ -131,6 +143,7 @@ func freshSchema(base string) (string, func(), error) {
 	}
 	q := u.Query()
 	q.Set("search_path", schema)
+	q.Set("application_name", schema) // names its server processes, for bench fastpath's CPU figures
 	u.RawQuery = q.Encode()
 	return u.String(), drop, nil
 }

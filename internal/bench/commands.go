@@ -69,3 +69,24 @@ func init() {
 			}
 		}})
 }
+
+func init() {
+	register(Command{Name: "fastpath", Summary: "requests/second of GET /v1/users/me with an API key, rate limits on, against GET /healthz, from outside a matchpoint serve process (target: a ratio of at least 0.5)",
+		Flags: func(fs *flag.FlagSet) Run {
+			o := Options{Duration: 3 * time.Second, Rounds: 3}
+			commonFlags(fs, &o)
+			fs.DurationVar(&o.Duration, "duration", o.Duration, "length of each measured round")
+			fs.IntVar(&o.Rounds, "rounds", o.Rounds, "rounds of each configuration")
+			fs.StringVar(&o.RedisURL, "redis", "", "redis://... to count rate limits in (default: in process)")
+			fs.BoolVar(&o.InProcess, "inprocess", false, "serve from the bench process, so --cpuprofile profiles the service too")
+			fs.BoolVar(&o.Wrk, "wrk", false, "generate the load with wrk (apt-get install wrk) instead of Go HTTP clients")
+			fs.IntVar(&o.Keys, "keys", 1, "API keys (of as many accounts) the clients share round robin")
+			return func(ctx context.Context, stdout, _ io.Writer) error {
+				if err := positive(o.Concurrency, o.Rounds, int(o.Duration), o.Keys); err != nil {
+					return err
+				}
+				_, err := FastPath(ctx, o, stdout)
+				return err
+			}
+		}})
+}

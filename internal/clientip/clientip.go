@@ -96,3 +96,16 @@ func parse(s string) (netip.Addr, bool) {
 	}
 	return a.Unmap().WithZone(""), true
 }
+
+// Subscriber is the unit an address is counted in by throttles and rate
+// limits: an IPv4 address, or the /64 of an IPv6 one, which is what one
+// subscriber usually gets (counting single IPv6 addresses would let anyone
+// with a /64 multiply an allowance).
+func Subscriber(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil || a.Is4() {
+		return ip
+	}
+	p, _ := a.Prefix(64)
+	return p.String()
+}

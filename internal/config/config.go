@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,14 +32,22 @@ type Config struct {
 	// address is the client's.
 	TrustedProxies string
 
+	// Rate limits: counters in Redis when RedisURL is set (several nodes),
+	// in process otherwise. AnonymousLimit is the hourly allowance per client
+	// IP of requests without a valid credential.
+	RedisURL       string
+	AnonymousLimit int64
+
 	// Set by Validate when BaseURL or DocsURL were not given, so that
 	// Listening can fill in the port a listener on port 0 got.
 	derivedBase, derivedDocs bool
 	badEnv                   []string // duration variables that did not parse, reported by Validate
+	badInt                   []string // integer variables that did not parse, reported by Validate
 }
 
 // Defaults of the settings.
 const (
+	DefaultAnonymousLimit  = 1000
 	DefaultOutboxRetention = 30 * 24 * time.Hour
 	DefaultAddr            = "127.0.0.1:8080"
 	DefaultDatabaseURL     = "sqlite:./data/matchpoint.db"
@@ -65,6 +74,10 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
 	fs.StringVar(&c.DocsURL, "docs-url", env("MATCHPOINT_DOCS_URL", ""), "error reference address; default BASE_URL/docs/errors (MATCHPOINT_DOCS_URL)")
 	fs.StringVar(&c.LogLevel, "log-level", env("MATCHPOINT_LOG_LEVEL", "info"), "debug, info, warn or error (MATCHPOINT_LOG_LEVEL)")
 	fs.StringVar(&c.LogFormat, "log-format", env("MATCHPOINT_LOG_FORMAT", ""), "json or text (MATCHPOINT_LOG_FORMAT); default text on a terminal, json otherwise")
+	fs.StringVar(&c.RedisURL, "redis-url", env("MATCHPOINT_REDIS_URL", ""),
+		"redis://host:port/db for rate-limit counters shared by several nodes (MATCHPOINT_REDIS_URL); default: counted in process")
+	fs.Int64Var(&c.AnonymousLimit, "rate-limit-anonymous", c.envInt(getenv, "MATCHPOINT_RATE_LIMIT_ANONYMOUS", DefaultAnonymousLimit),
+		"requests per hour per client IP without a valid credential (MATCHPOINT_RATE_LIMIT_ANONYMOUS)")
 	fs.DurationVar(&c.OutboxRetention, "outbox-retention", c.envDuration(getenv, "MATCHPOINT_OUTBOX_RETENTION", DefaultOutboxRetention),
 		"how long delivered outbox events are kept (MATCHPOINT_OUTBOX_RETENTION)")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", env("MATCHPOINT_TRUSTED_PROXIES", ""), "comma-separated IPs and CIDR ranges of proxies whose X-Forwarded-For is believed (MATCHPOINT_TRUSTED_PROXIES)")
@@ -75,7 +88,7 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
 // commands that open the database and serve nothing; the other settings keep
 // their defaults.
 func RegisterDatabase(fs *flag.FlagSet, getenv func(string) string) *Config {
-	c := &Config{Addr: DefaultAddr, LogLevel: "info", OutboxRetention: DefaultOutboxRetention}
+	c := &Config{Addr: DefaultAddr, LogLevel: "info", OutboxRetention: DefaultOutboxRetention, AnonymousLimit: DefaultAnonymousLimit}
 	fs.StringVar(&c.DatabaseURL, "database-url", fromEnv(getenv)("MATCHPOINT_DATABASE_URL", DefaultDatabaseURL),
 		"sqlite:PATH or postgres://... (MATCHPOINT_DATABASE_URL)")
 	return c
@@ -89,6 +102,18 @@ func (c *Config) envDuration(getenv func(string) string, name string, def time.D
 			return d
 		}
 		c.badEnv = append(c.badEnv, name)
+	}
+	return def
+}
+
+// envInt reads an integer variable; a malformed one keeps the default and is
+// reported by Validate.
+func (c *Config) envInt(getenv func(string) string, name string, def int64) int64 {
+	if v := getenv(name); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return n
+		}
+		c.badInt = append(c.badInt, name)
 	}
 	return def
 }
@@ -114,6 +139,15 @@ func (c *Config) Validate() error {
 	}
 	if len(c.badEnv) > 0 {
 		return fmt.Errorf("config: %s must be a duration like 720h", strings.Join(c.badEnv, ", "))
+	}
+	if len(c.badInt) > 0 {
+		return fmt.Errorf("config: %s must be a whole number", strings.Join(c.badInt, ", "))
+	}
+	if c.AnonymousLimit <= 0 {
+		return errors.New("config: the anonymous rate limit must be a positive number of requests per hour")
+	}
+	if c.RedisURL != "" && !strings.HasPrefix(c.RedisURL, "redis://") && !strings.HasPrefix(c.RedisURL, "rediss://") {
+		return errors.New("config: the Redis URL must be redis://host:port/db or rediss://...")
 	}
 	if c.OutboxRetention <= 0 {
 		return errors.New("config: outbox retention must be positive")

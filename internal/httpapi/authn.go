@@ -37,7 +37,8 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 		}
 		p, err := s.principal(r)
 		if err != nil {
-			s.unauthorized(w, r, err)
+			// Counted against the client IP like a request without one.
+			s.limitAnonymous(w, r, func() { s.unauthorized(w, r, err) })
 			return
 		}
 		setUser(r.Context(), p.UserID)

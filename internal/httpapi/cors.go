@@ -12,8 +12,9 @@ import (
 // consent) send no CORS headers at all.
 var (
 	corsAllowHeaders  = strings.Join([]string{"Authorization", "Content-Type", "Idempotency-Key"}, ", ")
-	corsExposeHeaders = strings.Join([]string{"Request-Id", "Idempotent-Replayed", "Location", "WWW-Authenticate"}, ", ")
-	corsMethods       = "GET, POST, PATCH, DELETE"
+	corsExposeHeaders = strings.Join([]string{"Request-Id", "Idempotent-Replayed", "Location", "WWW-Authenticate",
+		"RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"}, ", ")
+	corsMethods = "GET, POST, PATCH, DELETE"
 )
 
 // cors adds the response headers, and answers preflight requests before

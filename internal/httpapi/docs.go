@@ -73,6 +73,7 @@ var problemCodes = []web.ErrorCode{
 	{Code: "invalid_redirect_uri", Status: 422, Meaning: "Redirect URIs are absolute https URIs, http on loopback, or private-use schemes, registered in full (1 to 20 of them)."},
 	{Code: "invalid_grant_type", Status: 422, Meaning: "A client's grant types are authorization_code and refresh_token."},
 	{Code: "invalid_credentials", Status: 401, Meaning: "The sign-in name or password is wrong (sign-in page)."},
+	{Code: "rate_limited", Status: 429, Meaning: "The paying account (or, without a valid credential, the client IP) has spent its hourly allowance. Wait for Retry-After seconds; the RateLimit and X-RateLimit-* headers of every response show what is left."},
 	{Code: "too_many_attempts", Status: 429, Meaning: "Too many failed sign-ins; wait for Retry-After seconds (sign-in page)."},
 	{Code: "request_cancelled", Status: 499, Meaning: "The client closed the connection before the answer; seen in logs and metrics only."},
 	{Code: "internal_error", Status: 500, Meaning: "Something failed on our side. Retry, and quote the request_id if it persists."},

@@ -11,8 +11,8 @@ func (s *server) routes() http.Handler {
 	mux := http.NewServeMux()
 
 	// The REST API. Its operations are registered on their own mux through
-	// Huma (one file per resource); every request passes authentication,
-	// the body limit and idempotency first.
+	// Huma (one file per resource); every request passes the body limit,
+	// authentication, the rate limit and idempotency first.
 	apiMux := http.NewServeMux()
 	s.api = s.newAPI(apiMux)
 	s.registerUsers()
@@ -22,7 +22,7 @@ func (s *server) routes() http.Handler {
 	s.registerSports()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
-	api := noStore(cors(limitBody(s.authenticate(s.validStrings(s.idempotent(apiMux))))))
+	api := noStore(cors(limitBody(s.authenticate(s.rateLimit(s.validStrings(s.idempotent(apiMux)))))))
 	mux.Handle("/v1/", api)
 	mux.Handle("/api/v1/", api)
 

@@ -18,8 +18,10 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/clientip"
+	"github.com/matchpoint-api/matchpoint/internal/clock"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
+	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 	"github.com/matchpoint-api/matchpoint/internal/web"
 )
@@ -38,6 +40,12 @@ type Deps struct {
 	Logger   *slog.Logger
 	Registry *prometheus.Registry // metrics are registered here and served at /metrics
 	ClientIP *clientip.Resolver   // finds the client's address; default: the connection's
+
+	// Rate limits: Limiter counts (default: in process); requests without a
+	// valid credential get AnonymousLimit per hour per client IP (default
+	// DefaultAnonymousLimit).
+	Limiter        ratelimit.Limiter
+	AnonymousLimit int64
 }
 
 type server struct {
@@ -56,6 +64,10 @@ type server struct {
 	problems *problems
 	api      huma.API
 	clientIP *clientip.Resolver
+
+	limiter        ratelimit.Limiter
+	anonymousLimit int64
+	rateLimited    *prometheus.CounterVec
 }
 
 var installErrors sync.Once
@@ -79,6 +91,14 @@ func New(d Deps) http.Handler {
 	if s.clientIP == nil {
 		s.clientIP = clientip.New(nil)
 	}
+	s.limiter, s.anonymousLimit = d.Limiter, d.AnonymousLimit
+	if s.limiter == nil {
+		s.limiter = ratelimit.NewLocal(clock.Real{})
+	}
+	if s.anonymousLimit <= 0 {
+		s.anonymousLimit = DefaultAnonymousLimit
+	}
+	s.rateLimited = registerRateLimitMetrics(d.Registry, s.limiter)
 	// Huma builds its errors through package-level hooks. They look up the
 	// request's problem builder, so servers with different settings (tests
 	// run several) each answer with their own error reference address.
@@ -109,7 +129,16 @@ func (s *server) newAPI(mux *http.ServeMux) huma.API {
 	cfg.Components.Schemas = huma.NewMapRegistry("#/components/schemas/", schemaName)
 	cfg.Info.Description = "The REST API of Matchpoint, the platform that finds people to play sports with. " +
 		"Every request is authenticated with `Authorization: Bearer <token>`, an OAuth 2.0 access token or an API key. " +
-		"Errors are `application/problem+json`; see [the error reference](/docs/errors)."
+		"Errors are `application/problem+json`; see [the error reference](/docs/errors).\n\n" +
+		"**Rate limits.** Requests are counted per paying account: the owner of the API key, or the owner of the OAuth client " +
+		"acting for a user (the user itself with this service's own applications). Per hour: Free 1,000, Pro 10,000, " +
+		"Business 100,000, Enterprise as agreed (1,000,000 until set). The allowance refills continuously (limit/3600 per second) " +
+		"and may be spent all at once; no window boundary lets twice the limit through. Requests without a valid credential " +
+		"are counted per client IP (IPv6 per /64), 1,000 per hour by default. Every response carries " +
+		"`RateLimit-Policy: \"hourly\";q=1000;w=3600` (\"anonymous\" per client IP), " +
+		"`RateLimit: \"hourly\";r=<remaining>;t=<seconds until one more is available>`, " +
+		"`X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (Unix time when the whole allowance is back). " +
+		"Over the limit the answer is `429` with `Retry-After` (seconds) and a problem of code `rate_limited`."
 	cfg.Servers = []*huma.Server{{URL: s.baseURL}}
 	scopes := map[string]string{}
 	for _, si := range auth.AllScopes {

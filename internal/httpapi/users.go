@@ -186,7 +186,12 @@ func (s *server) registerUsers() {
 		Description: "The calling user's profile, every field included. Scope: read or profile.",
 		Security:    requires(auth.ScopeRead, auth.ScopeProfile),
 	}, func(ctx context.Context, _ *struct{}) (*profileOut, error) {
-		u, err := s.users.Get(ctx, principalOf(ctx).UserID)
+		p := principalOf(ctx)
+		// Read along with the credential when it is an API key.
+		if u, ok := p.Profile.(*users.User); ok && u.ID == p.UserID {
+			return &profileOut{Body: profileOf(u)}, nil
+		}
+		u, err := s.users.Get(ctx, p.UserID)
 		if err != nil {
 			return nil, err
 		}

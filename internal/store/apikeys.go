@@ -14,10 +14,13 @@ import (
 )
 
 // APIKeys implements apikeys.Store.
-type APIKeys struct{ db *DB }
+type APIKeys struct {
+	db    *DB
+	batch *keyBatch
+}
 
 // NewAPIKeys returns the API key store over db.
-func NewAPIKeys(db *DB) *APIKeys { return &APIKeys{db: db} }
+func NewAPIKeys(db *DB) *APIKeys { return &APIKeys{db: db, batch: &keyBatch{db: db}} }
 
 var _ apikeys.Store = (*APIKeys)(nil)
 
@@ -47,23 +50,12 @@ func (s *APIKeys) CreateKey(ctx context.Context, k *apikeys.Key, hash string) er
 	return nil
 }
 
-// KeyByHash returns a key with its owner's role and tier.
+// KeyByHash returns a key with its owner's account, sports included. It
+// runs on every request: lookups that arrive together share one query (see
+// keyBatch), and a request that serves the caller's profile needs no second
+// round trip for it.
 func (s *APIKeys) KeyByHash(ctx context.Context, hash string) (*apikeys.KeyInfo, error) {
-	var ki apikeys.KeyInfo
-	var deleted, limit sql.NullInt64
-	k, err := readKey(s.db.QueryRowContext(ctx, `SELECT `+keyColumns+`, u.role, u.tier, u.rate_limit, u.deleted_at
-		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1`, hash), &ki.UserRole, &ki.UserTier, &limit, &deleted)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, apperr.NotFoundf("no such API key")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: get API key: %w", err)
-	}
-	ki.Key, ki.UserGone = *k, deleted.Valid
-	if limit.Valid {
-		ki.UserLimit = &limit.Int64
-	}
-	return &ki, nil
+	return s.batch.get(ctx, hash)
 }
 
 // KeyByID returns one of an account's keys.

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net/netip"
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
 	"github.com/matchpoint-api/matchpoint/internal/audit"
+	"github.com/matchpoint-api/matchpoint/internal/clientip"
 )
 
 // Sign-in throttling (DECISIONS.md, Accounts): failures are counted per
@@ -57,22 +57,11 @@ type counter struct {
 	limit
 }
 
-// throttleAddr is the unit an address is counted in: the IPv4 address, or
-// the /64 of an IPv6 one, which is what one subscriber gets.
-func throttleAddr(ip string) string {
-	a, err := netip.ParseAddr(ip)
-	if err != nil || a.Is4() {
-		return ip
-	}
-	p, _ := a.Prefix(64)
-	return p.String()
-}
-
 // loginCounters are the counters a sign-in attempt on subject (an account,
 // or an unknown login name) from ip is checked against. Without an IP (a
 // direct call, not a request) only the account's are.
 func loginCounters(subject, ip string) []counter {
-	ip = throttleAddr(ip)
+	ip = clientip.Subscriber(ip)
 	cs := []counter{{perAccountIP.prefix + ":" + subject + "|" + ip, perAccountIP}, {perAccount.prefix + ":" + subject, perAccount}}
 	if ip != "" {
 		cs = append(cs, counter{perIP.prefix + ":" + ip, perIP})
@@ -139,7 +128,7 @@ func (s *Service) throttleSignup(ctx context.Context) error {
 	if ip == "" {
 		return nil
 	}
-	cs := []counter{{signupPerIP.prefix + ":" + throttleAddr(ip), signupPerIP}}
+	cs := []counter{{signupPerIP.prefix + ":" + clientip.Subscriber(ip), signupPerIP}}
 	wait, err := s.lockedFor(ctx, cs)
 	if err != nil {
 		return err
