@@ -148,11 +148,13 @@ type webhookOut struct {
 	Body     Webhook
 }
 
-type webhookIn struct {
+// WebhookParams name a subscription in the path.
+type WebhookParams struct {
 	ID string `path:"id" maxLength:"64" doc:"whk_..."`
 }
 
-type deliveryIn struct {
+// DeliveryParams name a delivery in the path.
+type DeliveryParams struct {
 	ID         string `path:"id" maxLength:"64"`
 	DeliveryID string `path:"delivery_id" maxLength:"64" doc:"dlv_..."`
 }
@@ -223,7 +225,7 @@ func (s *server) registerWebhooks() {
 		Summary:     "A webhook endpoint",
 		Description: "With its status and the last verification attempt. Scope: read." + webhooksBeta,
 		Security:    requires(auth.ScopeRead),
-	}, func(ctx context.Context, in *webhookIn) (*struct{ Body Webhook }, error) {
+	}, func(ctx context.Context, in *WebhookParams) (*struct{ Body Webhook }, error) {
 		sub, err := s.webhooks.Get(ctx, principalOf(ctx), in.ID)
 		if err != nil {
 			return nil, err
@@ -237,7 +239,7 @@ func (s *server) registerWebhooks() {
 		Description: "Changes the fields sent. A new url goes back to `pending_verification` and is challenged again. Scope: write." + webhooksBeta,
 		Security:    requires(auth.ScopeWrite),
 	}, func(ctx context.Context, in *struct {
-		webhookIn
+		WebhookParams
 		Body struct {
 			URL         *string  `json:"url,omitempty" maxLength:"2048"`
 			Events      []string `json:"events,omitempty" maxItems:"32"`
@@ -257,7 +259,7 @@ func (s *server) registerWebhooks() {
 		Description:   "Stops deliveries at once and deletes the delivery log. Scope: write." + webhooksBeta,
 		Security:      requires(auth.ScopeWrite),
 		DefaultStatus: http.StatusNoContent,
-	}, func(ctx context.Context, in *webhookIn) (*struct{}, error) {
+	}, func(ctx context.Context, in *WebhookParams) (*struct{}, error) {
 		return nil, s.webhooks.Delete(ctx, principalOf(ctx), in.ID)
 	})
 
@@ -272,7 +274,7 @@ func (s *server) registerWebhooks() {
 		huma.Register(s.api, huma.Operation{
 			OperationID: op.id, Method: http.MethodPost, Path: "/api/v1/webhooks/{id}/" + op.path, Tags: tags,
 			Summary: op.summary, Description: op.desc + " Scope: write." + webhooksBeta, Security: requires(auth.ScopeWrite),
-		}, func(ctx context.Context, in *webhookIn) (*struct{ Body Webhook }, error) {
+		}, func(ctx context.Context, in *WebhookParams) (*struct{ Body Webhook }, error) {
 			sub, err := op.fn(ctx, principalOf(ctx), in.ID)
 			if err != nil {
 				return nil, err
@@ -287,7 +289,7 @@ func (s *server) registerWebhooks() {
 		Description: "The answer holds the new `secret`, shown this once. For 24 hours every delivery carries two signatures, " +
 			"one per secret, so receivers switch without losing a message. Scope: write." + webhooksBeta,
 		Security: requires(auth.ScopeWrite),
-	}, func(ctx context.Context, in *webhookIn) (*struct{ Body Webhook }, error) {
+	}, func(ctx context.Context, in *WebhookParams) (*struct{ Body Webhook }, error) {
 		sub, secret, err := s.webhooks.Rotate(ctx, principalOf(ctx), in.ID)
 		if err != nil {
 			return nil, err
@@ -305,7 +307,7 @@ func (s *server) registerWebhooks() {
 			"endpoint's answer. Test deliveries carry example data (never real records) and do not change the endpoint's status. Scope: write." + webhooksBeta,
 		Security: requires(auth.ScopeWrite),
 	}, func(ctx context.Context, in *struct {
-		webhookIn
+		WebhookParams
 		Body struct {
 			EventType string `json:"event_type" example:"user.created"`
 		}
@@ -324,7 +326,7 @@ func (s *server) registerWebhooks() {
 			"the next retry time. Kept 30 days. Scope: read." + webhooksBeta,
 		Security: requires(auth.ScopeRead),
 	}, func(ctx context.Context, in *struct {
-		webhookIn
+		WebhookParams
 		ListParams
 		Status    string    `query:"status" enum:"pending,succeeded,failed" doc:"Only deliveries in this status"`
 		EventType string    `query:"event_type" maxLength:"64" doc:"Only this event type"`
@@ -351,7 +353,7 @@ func (s *server) registerWebhooks() {
 	huma.Register(s.api, huma.Operation{
 		OperationID: "get-webhook-delivery", Method: http.MethodGet, Path: "/api/v1/webhooks/{id}/deliveries/{delivery_id}", Tags: tags,
 		Summary: "A delivery", Description: "With every attempt. Scope: read." + webhooksBeta, Security: requires(auth.ScopeRead),
-	}, func(ctx context.Context, in *deliveryIn) (*struct{ Body WebhookDelivery }, error) {
+	}, func(ctx context.Context, in *DeliveryParams) (*struct{ Body WebhookDelivery }, error) {
 		d, err := s.webhooks.GetDelivery(ctx, principalOf(ctx), in.ID, in.DeliveryID)
 		if err != nil {
 			return nil, err
@@ -365,7 +367,7 @@ func (s *server) registerWebhooks() {
 		Description: "Sends the delivery again now, signed afresh with the same webhook-id, and answers it with the new attempt. A success " +
 			"makes a failing or disabled endpoint active again. Scope: write." + webhooksBeta,
 		Security: requires(auth.ScopeWrite),
-	}, func(ctx context.Context, in *deliveryIn) (*struct{ Body WebhookDelivery }, error) {
+	}, func(ctx context.Context, in *DeliveryParams) (*struct{ Body WebhookDelivery }, error) {
 		d, err := s.webhooks.Retry(ctx, principalOf(ctx), in.ID, in.DeliveryID)
 		if err != nil {
 			return nil, err
@@ -379,7 +381,7 @@ func (s *server) registerWebhooks() {
 		Description: "Queues one more attempt of each failed delivery created at or after `since`; they go out within seconds. Scope: write." + webhooksBeta,
 		Security:    requires(auth.ScopeWrite),
 	}, func(ctx context.Context, in *struct {
-		webhookIn
+		WebhookParams
 		Body struct {
 			Since time.Time `json:"since" doc:"RFC 3339"`
 		}
@@ -409,7 +411,7 @@ func (s *server) registerWebhooks() {
 		Description: "Over the last hour and the last day: deliveries by status, attempts, success rate, and p50/p95/p99 of the time to " +
 			"the endpoint's answer. Scope: read." + webhooksBeta,
 		Security: requires(auth.ScopeRead),
-	}, func(ctx context.Context, in *webhookIn) (*struct{ Body WebhookStats }, error) {
+	}, func(ctx context.Context, in *WebhookParams) (*struct{ Body WebhookStats }, error) {
 		hour, day, err := s.webhooks.Stats(ctx, principalOf(ctx), in.ID)
 		if err != nil {
 			return nil, err

@@ -39,7 +39,7 @@ func (s *server) registerWebhookStream() {
 		Security: requires(auth.ScopeRead),
 		Responses: map[string]*huma.Response{"200": {Description: "An event stream", Content: map[string]*huma.MediaType{
 			"text/event-stream": {Schema: &huma.Schema{Type: "string", Description: "event: delivery\\ndata: <StreamDelivery JSON>"}}}}},
-	}, func(ctx context.Context, in *webhookIn) (*huma.StreamResponse, error) {
+	}, func(ctx context.Context, in *WebhookParams) (*huma.StreamResponse, error) {
 		sub, err := s.webhooks.OpenStream(ctx, principalOf(ctx), in.ID)
 		if err != nil {
 			return nil, err
@@ -103,7 +103,7 @@ func (s *server) registerWebhookStream() {
 			"and fails otherwise (streamed deliveries are not retried). Scope: read." + webhooksBeta,
 		Security: requires(auth.ScopeRead),
 	}, func(ctx context.Context, in *struct {
-		deliveryIn
+		DeliveryParams
 		Body struct {
 			StatusCode int     `json:"status_code" minimum:"0" maximum:"999" doc:"The local endpoint's status; 0 when it did not answer"`
 			DurationMS float64 `json:"duration_ms" minimum:"0"`
