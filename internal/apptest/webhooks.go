@@ -229,11 +229,63 @@ func WebhookConfig(ca *CA, schedule string) func(*config.Config) {
 // WaitFor polls cond every 20 ms until it holds or 20 s pass.
 func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	WaitUpTo(t, 20*time.Second, what, cond)
+}
+
+// WaitUpTo polls cond every 20 ms until it holds or limit passes.
+func WaitUpTo(t testing.TB, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// ResetConnection ends the request's connection with a TCP reset, as a
+// crashing receiver would.
+func ResetConnection(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	if tc, ok := conn.(*tls.Conn); ok {
+		if tcp, ok := tc.NetConn().(*net.TCPConn); ok {
+			_ = tcp.SetLinger(0)
+		}
+		_ = tc.NetConn().Close()
+		return
+	}
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+// WebhookEnv is the environment of a service process that delivers to
+// loopback receivers signed by ca, with a short retry schedule and timeout.
+func WebhookEnv(ca *CA, schedule, timeout string) []string {
+	env := []string{"MATCHPOINT_WEBHOOK_ALLOW_PRIVATE=true", "MATCHPOINT_WEBHOOK_CA_FILE=" + ca.File}
+	if schedule != "" {
+		env = append(env, "MATCHPOINT_WEBHOOK_RETRY_SCHEDULE="+schedule)
+	}
+	if timeout != "" {
+		env = append(env, "MATCHPOINT_WEBHOOK_TIMEOUT="+timeout)
+	}
+	return env
+}
+
+// OpenApp assembles the service in the test process over a database that
+// service processes use, for fixtures and for reading what they wrote.
+func OpenApp(t testing.TB, dbURL string) *app.App {
+	t.Helper()
+	a, err := app.Open(context.Background(), config.Config{DatabaseURL: dbURL, BaseURL: "http://127.0.0.1", DocsURL: "http://127.0.0.1/docs/errors"},
+		app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
 }
