@@ -12,18 +12,23 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/bench"
 )
 
-const benchUsage = `usage: matchpoint bench <api|token> [flags]
+const benchUsage = `usage: matchpoint bench <api|token|webhooks> [flags]
 
   api     requests/second of GET /v1/users/me with a bearer token, against a
           bare handler serving the same JSON in the same process (the ratio
           is the figure to compare across machines)
   token   grants/second of POST /oauth/token: code exchange and refresh
+  webhooks  deliveries/second to a local HTTPS endpoint, and p50/p99 from the
+          change to the endpoint's 200 at a steady rate (--burst, --rate, --duration)
 
 Each runs the service on a throwaway database: a temporary SQLite file, or a
 fresh schema of --postgres (dropped afterwards).
 `
 
 func benchCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "webhooks" {
+		return benchWebhooks(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || (args[0] != "api" && args[0] != "token") {
 		fmt.Fprint(stderr, benchUsage)
 		return errUsage
@@ -61,4 +66,33 @@ func benchCmd(ctx context.Context, args []string, getenv func(string) string, st
 		_, err = bench.Token(ctx, o, stdout)
 	}
 	return err
+}
+
+func benchWebhooks(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench webhooks", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := bench.WebhookOptions{}
+	fs.StringVar(&o.DatabaseURL, "postgres", "", "postgres://... server to measure on (default: SQLite)")
+	fs.IntVar(&o.Burst, "burst", 20000, "events recorded at once for the deliveries/second figure")
+	fs.IntVar(&o.Rate, "rate", 500, "events per second of the steady run")
+	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "length of the steady run")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if o.Burst < 1 || o.Rate < 1 || o.Duration <= 0 {
+		return fmt.Errorf("--burst, --rate and --duration must be positive")
+	}
+	return bench.Webhooks(ctx, o, stdout)
 }

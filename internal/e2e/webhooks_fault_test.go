@@ -140,7 +140,16 @@ func TestWebhookFaults(t *testing.T) {
 				t.Errorf("%d distinct events succeeded, want 7", len(success))
 			}
 
-			// The delivery log tells the same story.
+			// The delivery log tells the same story (once the last outcomes
+			// are written: the receiver answers before the service records).
+			mu.Unlock()
+			apptest.WaitFor(t, "the log to show every success", func() bool {
+				r := nodeAPI(t, node.URL, "GET", "/api/v1/webhooks/"+id+"/deliveries?status=succeeded&limit=100", key, "")
+				var l struct{ Data []any }
+				_ = json.Unmarshal(r.Body, &l)
+				return len(l.Data) == 7
+			})
+			mu.Lock()
 			r = nodeAPI(t, node.URL, "GET", "/api/v1/webhooks/"+id+"/deliveries?limit=100", key, "")
 			var log struct {
 				Data []struct {

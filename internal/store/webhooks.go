@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
@@ -26,6 +27,23 @@ var _ webhooks.Store = (*Webhooks)(nil)
 func init() {
 	// Deliveries and attempts go with their subscription (ON DELETE CASCADE).
 	deleteRowsOf("webhook_subscriptions", "user_id")
+}
+
+// writers serialises the webhook worker's write transactions per SQLite
+// database in Go. SQLite has one write lock, and a transaction that finds
+// it taken sleeps in growing steps (up to 100 ms) before it tries again:
+// the fan-out, claim and result writers of a busy node would spend most of
+// their time asleep. PostgreSQL needs none of this.
+var writers sync.Map // *DB -> *sync.Mutex
+
+func (w *Webhooks) serial() func() {
+	if w.db.Dialect != SQLite {
+		return func() {}
+	}
+	m, _ := writers.LoadOrStore(w.db, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
 }
 
 // A subscription is read with what delivery rules need of its credential:
@@ -194,6 +212,7 @@ func (w *Webhooks) DeleteSubscription(ctx context.Context, id string) error {
 
 // ClaimEvents leases outbox events of the webhooks consumer.
 func (w *Webhooks) ClaimEvents(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]webhooks.Claimed, error) {
+	defer w.serial()()
 	cs, err := NewOutbox(w.db).Claim(ctx, outbox.ConsumerWebhooks, owner, now, lease, limit)
 	if err != nil {
 		return nil, err
@@ -227,8 +246,9 @@ func (w *Webhooks) Targets(ctx context.Context, userIDs []string) ([]*webhooks.S
 // FanOut writes the deliveries of a batch of claimed events and finishes
 // the events, in one transaction.
 func (w *Webhooks) FanOut(ctx context.Context, owner string, seqs []int64, ds []*webhooks.Delivery) error {
+	defer w.serial()()
 	err := w.db.Tx(ctx, func(tx *sql.Tx) error {
-		const cols = 8
+		const cols = 10
 		for start := 0; start < len(ds); start += 100 {
 			chunk := ds[start:min(start+100, len(ds))]
 			var b strings.Builder
@@ -238,24 +258,46 @@ func (w *Webhooks) FanOut(ctx context.Context, owner string, seqs []int64, ds []
 					b.WriteString(", ")
 				}
 				b.WriteString("(" + placeholders(i*cols+1, cols) + ")")
-				args = append(args, d.ID, d.SubscriptionID, d.EventSeq, d.EventID, d.EventType, d.Status, micros(d.NextAttemptAt), micros(d.CreatedAt))
+				leaseOwner, leaseUntil := "", int64(0)
+				if !d.LeaseUntil.IsZero() {
+					leaseOwner, leaseUntil = owner, micros(d.LeaseUntil)
+				}
+				args = append(args, d.ID, d.SubscriptionID, d.EventSeq, d.EventID, d.EventType, d.Status, micros(d.NextAttemptAt),
+					micros(d.CreatedAt), leaseOwner, leaseUntil)
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (id, subscription_id, event_seq, event_id, event_type, status,
-				next_attempt_at, created_at) VALUES `+b.String(), args...); err != nil {
+				next_attempt_at, created_at, lease_owner, lease_until) VALUES `+b.String(), args...); err != nil {
 				return fmt.Errorf("store: write deliveries: %w", err)
 			}
 		}
-		for _, s := range seqs {
-			if err := outboxDone(ctx, tx, outbox.ConsumerWebhooks, owner, s); err != nil {
-				return err
-			}
-		}
-		return nil
+		return finishEvents(ctx, tx, owner, seqs)
 	})
 	if errors.Is(err, ErrLeaseLost) {
 		return webhooks.ErrLeaseLost
 	}
 	return err
+}
+
+// finishEvents is outboxDone for a whole claimed batch in one statement:
+// every event must still be leased to owner, or the transaction is aborted
+// with ErrLeaseLost (another node took the batch over).
+func finishEvents(ctx context.Context, tx *sql.Tx, owner string, seqs []int64) error {
+	for start := 0; start < len(seqs); start += 500 {
+		chunk := seqs[start:min(start+500, len(seqs))]
+		args := []any{outbox.ConsumerWebhooks, owner}
+		for _, s := range chunk {
+			args = append(args, s)
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM outbox_pending WHERE consumer = $1 AND lease_owner = $2 AND seq IN (`+
+			placeholders(3, len(chunk))+`)`, args...)
+		if err != nil {
+			return fmt.Errorf("store: finish outbox events: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n != int64(len(chunk)) {
+			return ErrLeaseLost
+		}
+	}
+	return nil
 }
 
 const jobColumns = `, d.id, d.subscription_id, COALESCE(d.event_seq, 0), d.event_id, d.event_type, COALESCE(d.payload, e.payload, ''),
@@ -298,6 +340,7 @@ func (w *Webhooks) jobs(ctx context.Context, ids []any) ([]*webhooks.Job, error)
 // claimIDs runs a leasing UPDATE ... RETURNING id and loads the jobs.
 func (w *Webhooks) claimIDs(ctx context.Context, query string, args ...any) ([]*webhooks.Job, error) {
 	var ids []any
+	unlock := w.serial()
 	err := w.db.Tx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
@@ -313,6 +356,7 @@ func (w *Webhooks) claimIDs(ctx context.Context, query string, args ...any) ([]*
 		}
 		return rows.Err()
 	})
+	unlock()
 	if err != nil {
 		return nil, fmt.Errorf("store: claim deliveries: %w", err)
 	}
@@ -354,6 +398,7 @@ func (w *Webhooks) ClaimStream(ctx context.Context, subID, owner string, now tim
 
 // ExtendLeases renews every lease the owner holds.
 func (w *Webhooks) ExtendLeases(ctx context.Context, owner string, until time.Time) error {
+	defer w.serial()()
 	_, err := w.db.ExecContext(ctx, `UPDATE webhook_deliveries SET lease_until = $2 WHERE lease_owner = $1 AND status = 'pending'`, owner, micros(until))
 	if err != nil {
 		return fmt.Errorf("store: renew delivery leases: %w", err)
@@ -363,6 +408,7 @@ func (w *Webhooks) ExtendLeases(ctx context.Context, owner string, until time.Ti
 
 // ReleaseDeliveries hands the owner's leases back.
 func (w *Webhooks) ReleaseDeliveries(ctx context.Context, owner string) error {
+	defer w.serial()()
 	_, err := w.db.ExecContext(ctx, `UPDATE webhook_deliveries SET lease_owner = '', lease_until = 0 WHERE lease_owner = $1`, owner)
 	if err != nil {
 		return fmt.Errorf("store: release delivery leases: %w", err)
@@ -375,16 +421,99 @@ func (w *Webhooks) ReleaseDeliveries(ctx context.Context, owner string) error {
 // node took over is skipped: that node attempts it. A subscription that
 // becomes failing gets its webhook.failing event and its owner's
 // notification in the same transaction; the returned list is for email.
+//
+// Outcomes with the same result (most often: first attempts answered 200)
+// are written with one UPDATE and one multi-row INSERT per group, because
+// on SQLite every statement holds the one write lock.
 func (w *Webhooks) RecordOutcomes(ctx context.Context, now time.Time, os []*webhooks.Outcome) ([]webhooks.Failing, error) {
+	defer w.serial()()
 	var failing []webhooks.Failing
 	err := w.db.Tx(ctx, func(tx *sql.Tx) error {
 		failing = failing[:0]
+		type key struct {
+			owner, status, errText string
+			number, code           int
+			next                   int64
+			manual                 bool
+		}
+		var order []key
+		groups := map[key][]*webhooks.Outcome{}
 		for _, o := range os {
-			ok, err := w.recordOne(ctx, tx, now, o)
+			d, a := &o.Job.Delivery, &o.Attempt
+			k := key{owner: o.Owner, status: o.Final, errText: a.Error, number: a.Number, code: a.StatusCode, next: micros(d.NextAttemptAt)}
+			if k.status == "" {
+				k.status = webhooks.DeliveryPending
+				if a.NextRetryAt != nil {
+					k.next = micros(*a.NextRetryAt)
+				}
+			}
+			k.manual = k.status == webhooks.DeliveryPending && d.Manual
+			if _, ok := groups[k]; !ok {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], o)
+		}
+		var recorded []*webhooks.Outcome
+		for _, k := range order {
+			g := groups[k]
+			completed := sql.NullInt64{}
+			if k.status != webhooks.DeliveryPending {
+				completed = sql.NullInt64{Int64: micros(now), Valid: true}
+			}
+			code := sql.NullInt64{Int64: int64(k.code), Valid: k.code != 0}
+			args := []any{k.status, k.number, k.next, code, k.errText, completed, k.manual}
+			// A stream's acknowledgement may reach any node: it needs no lease.
+			cond := `status = 'pending'`
+			if k.owner != "" {
+				args = append(args, k.owner)
+				cond = fmt.Sprintf(`lease_owner = $%d`, len(args))
+			}
+			byID := map[string]*webhooks.Outcome{}
+			for _, o := range g {
+				args = append(args, o.Job.Delivery.ID)
+				byID[o.Job.Delivery.ID] = o
+			}
+			first := len(args) - len(g) + 1
+			rows, err := tx.QueryContext(ctx, `UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_at = $3,
+				last_status_code = $4, last_error = $5, completed_at = $6, manual = $7, lease_owner = '', lease_until = 0
+				WHERE `+cond+` AND id IN (`+placeholders(first, len(g))+`) RETURNING id`, args...)
 			if err != nil {
 				return err
 			}
-			if !ok {
+			for rows.Next() {
+				var id string
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return err
+				}
+				recorded = append(recorded, byID[id])
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		const cols = 11
+		for start := 0; start < len(recorded); start += 90 {
+			chunk := recorded[start:min(start+90, len(recorded))]
+			var b strings.Builder
+			args := make([]any, 0, len(chunk)*cols)
+			for i, o := range chunk {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString("(" + placeholders(i*cols+1, cols) + ")")
+				a := &o.Attempt
+				args = append(args, o.Job.Delivery.ID, a.Number, o.Job.Delivery.SubscriptionID, micros(a.StartedAt), a.Duration.Microseconds(),
+					a.OK, sql.NullInt64{Int64: int64(a.StatusCode), Valid: a.StatusCode != 0}, a.Error, a.Response, nullMicros(a.NextRetryAt), a.Node)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (delivery_id, number, subscription_id, started_at, duration_us,
+				ok, status_code, error, response, next_retry_at, node) VALUES `+b.String()+` ON CONFLICT (delivery_id, number) DO NOTHING`, args...); err != nil {
+				return err
+			}
+		}
+		for _, o := range recorded {
+			if !o.Reactivate && !o.StartClock && o.Disable == "" && !o.StartFailing {
 				continue
 			}
 			f, err := w.transitions(ctx, tx, now, o)
@@ -401,39 +530,6 @@ func (w *Webhooks) RecordOutcomes(ctx context.Context, now time.Time, os []*webh
 		return nil, fmt.Errorf("store: record delivery outcomes: %w", err)
 	}
 	return failing, nil
-}
-
-func (w *Webhooks) recordOne(ctx context.Context, tx *sql.Tx, now time.Time, o *webhooks.Outcome) (bool, error) {
-	d, a := &o.Job.Delivery, &o.Attempt
-	status, next, completed := o.Final, micros(d.NextAttemptAt), sql.NullInt64{}
-	if status == "" {
-		status = webhooks.DeliveryPending
-		if a.NextRetryAt != nil {
-			next = micros(*a.NextRetryAt)
-		}
-	} else {
-		completed = sql.NullInt64{Int64: micros(now), Valid: true}
-	}
-	code := sql.NullInt64{Int64: int64(a.StatusCode), Valid: a.StatusCode != 0}
-	// A stream's acknowledgement may reach any node: it needs no lease.
-	cond, args := `status = 'pending'`, []any{d.ID, status, a.Number, next, code, a.Error, completed, status == webhooks.DeliveryPending && d.Manual, 0}
-	if o.Owner != "" {
-		cond, args = `lease_owner = $10`, append(args, o.Owner)
-	}
-	res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = $2, attempts = $3, next_attempt_at = $4, last_status_code = $5,
-		last_error = $6, completed_at = $7, manual = $8, lease_owner = '', lease_until = $9 WHERE id = $1 AND `+cond, args...)
-	if err != nil {
-		return false, err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return false, nil
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO webhook_attempts (delivery_id, number, subscription_id, started_at, duration_us, ok,
-		status_code, error, response, next_retry_at, node) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-		ON CONFLICT (delivery_id, number) DO NOTHING`,
-		d.ID, a.Number, d.SubscriptionID, micros(a.StartedAt), a.Duration.Microseconds(), a.OK, code, a.Error, a.Response,
-		nullMicros(a.NextRetryAt), a.Node)
-	return err == nil, err
 }
 
 // transitions applies what an outcome does to its subscription.
@@ -491,6 +587,7 @@ func (w *Webhooks) transitions(ctx context.Context, tx *sql.Tx, now time.Time, o
 
 // LeaseDelivery leases one delivery for a manual retry.
 func (w *Webhooks) LeaseDelivery(ctx context.Context, subID, id, owner string, now time.Time, lease time.Duration) (*webhooks.Job, error) {
+	defer w.serial()()
 	res, err := w.db.ExecContext(ctx, `UPDATE webhook_deliveries SET lease_owner = $3, lease_until = $4
 		WHERE id = $1 AND subscription_id = $2 AND lease_until < $5`, id, subID, owner, micros(now.Add(lease)), micros(now))
 	if err != nil {
@@ -520,6 +617,7 @@ func (w *Webhooks) LeaseDelivery(ctx context.Context, subID, id, owner string, n
 // AddTestDelivery stores a test delivery, leased to owner until until (an
 // empty owner leaves it for a stream to pick up).
 func (w *Webhooks) AddTestDelivery(ctx context.Context, d *webhooks.Delivery, owner string, until time.Time) error {
+	defer w.serial()()
 	leaseUntil := int64(0)
 	if owner != "" {
 		leaseUntil = micros(until)
@@ -542,6 +640,7 @@ func (w *Webhooks) TakeVerifications(ctx context.Context, now time.Time, limit i
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	var ids []any
+	unlock := w.serial()
 	err := w.db.Tx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `UPDATE webhook_subscriptions SET verify_due_at = NULL WHERE id IN (
 			SELECT id FROM webhook_subscriptions WHERE verify_due_at IS NOT NULL AND verify_due_at <= $1
@@ -560,6 +659,7 @@ func (w *Webhooks) TakeVerifications(ctx context.Context, now time.Time, limit i
 		}
 		return rows.Err()
 	})
+	unlock()
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
@@ -699,6 +799,7 @@ func (w *Webhooks) Delivery(ctx context.Context, subID, id string) (*webhooks.De
 // RetryFailed queues the subscription's failed deliveries created since
 // since for one more attempt each.
 func (w *Webhooks) RetryFailed(ctx context.Context, subID string, since, now time.Time) (int64, error) {
+	defer w.serial()()
 	res, err := w.db.ExecContext(ctx, `UPDATE webhook_deliveries SET status = 'pending', manual = $4, next_attempt_at = $3,
 		completed_at = NULL, lease_owner = '', lease_until = 0
 		WHERE subscription_id = $1 AND status = 'failed' AND created_at >= $2 AND lease_until < $3`, subID, micros(since), micros(now), true)
@@ -761,6 +862,7 @@ func (w *Webhooks) Stats(ctx context.Context, subID string, since time.Time) (*w
 
 // TouchStream records that a stream subscription has a reader.
 func (w *Webhooks) TouchStream(ctx context.Context, subID string, now time.Time) error {
+	defer w.serial()()
 	if _, err := w.db.ExecContext(ctx, `UPDATE webhook_subscriptions SET last_seen_at = $2 WHERE id = $1`, subID, micros(now)); err != nil {
 		return fmt.Errorf("store: touch stream: %w", err)
 	}
@@ -770,6 +872,7 @@ func (w *Webhooks) TouchStream(ctx context.Context, subID string, now time.Time)
 // DeleteStaleStreams deletes stream subscriptions unread since before
 // (a listener that exited without deleting its subscription).
 func (w *Webhooks) DeleteStaleStreams(ctx context.Context, before time.Time) (int64, error) {
+	defer w.serial()()
 	res, err := w.db.ExecContext(ctx, `DELETE FROM webhook_subscriptions WHERE transport = 'stream' AND COALESCE(last_seen_at, created_at) < $1`, micros(before))
 	if err != nil {
 		return 0, fmt.Errorf("store: delete idle streams: %w", err)
@@ -780,6 +883,7 @@ func (w *Webhooks) DeleteStaleStreams(ctx context.Context, before time.Time) (in
 
 // PurgeDeliveries deletes deliveries (and their attempts) created before before.
 func (w *Webhooks) PurgeDeliveries(ctx context.Context, before time.Time) (int64, error) {
+	defer w.serial()()
 	res, err := w.db.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE created_at < $1`, micros(before))
 	if err != nil {
 		return 0, fmt.Errorf("store: purge deliveries: %w", err)
@@ -792,6 +896,7 @@ func (w *Webhooks) PurgeDeliveries(ctx context.Context, before time.Time) (int64
 // for benchmarks and tests that need events of any kind (domains write
 // theirs with appendEvent in the transaction of their change).
 func (w *Webhooks) AppendEvents(ctx context.Context, evs ...*outbox.Event) error {
+	defer w.serial()()
 	return w.db.Tx(ctx, func(tx *sql.Tx) error {
 		for _, ev := range evs {
 			if err := appendEvent(ctx, tx, ev); err != nil {

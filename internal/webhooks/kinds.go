@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -98,7 +99,7 @@ type Reader struct {
 // Today that is the email of user.* events, which only the user (and an
 // Enterprise admin) may read.
 func Render(kind string, payload []byte, r Reader) []byte {
-	if r.Admin || !strings.HasPrefix(kind, "user.") {
+	if r.Admin || !strings.HasPrefix(kind, "user.") || !bytes.Contains(payload, []byte(`"email"`)) {
 		return payload
 	}
 	var env outbox.Envelope

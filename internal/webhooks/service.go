@@ -57,7 +57,7 @@ type Config struct {
 	Retention time.Duration   // deliveries kept (default 30 days)
 	EgressIPs []string        // published at GET /api/v1/webhooks/ip-ranges
 	SMTPURL   string          // smtp://[user:pass@]host:port[?from=addr]; empty: no email
-	// PerEndpoint bounds concurrent deliveries to one subscription (16).
+	// PerEndpoint bounds concurrent deliveries to one subscription (32).
 	PerEndpoint int
 	Logger      *slog.Logger
 }
@@ -89,7 +89,7 @@ func NewService(st Store, clk clock.Clock, key []byte, cfg Config) (*Service, er
 		cfg.Retention = DefaultRetention
 	}
 	if cfg.PerEndpoint <= 0 {
-		cfg.PerEndpoint = 16
+		cfg.PerEndpoint = 32
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -149,6 +149,9 @@ type Delivery struct {
 	CreatedAt      time.Time
 	CompletedAt    *time.Time
 	History        []Attempt
+	// LeaseUntil, when set on a new delivery, leases it to the node that
+	// writes it, which sends it at once without claiming it again.
+	LeaseUntil time.Time
 }
 
 // Delivery statuses.

@@ -18,7 +18,7 @@ const (
 	eventLease    = 30 * time.Second // outbox events being fanned out
 	deliveryLease = 30 * time.Second // deliveries held by a node, renewed while held
 	pollEvery     = 50 * time.Millisecond
-	fanOutBatch   = 256
+	fanOutBatch   = 1000
 	claimBatch    = 512
 	maintainEvery = 10 * time.Minute
 )
@@ -164,13 +164,23 @@ func (w *Worker) FanOutOnce(ctx context.Context) (int, error) {
 	}
 	seqs := make([]int64, 0, len(claimed))
 	var ds []*Delivery
+	var jobs []*Job
+	admit := w.admit()
 	for _, c := range claimed {
 		seqs = append(seqs, c.Seq)
 		for _, t := range targets {
-			if t.sees(&c.Event) {
-				ds = append(ds, &Delivery{ID: ids.New(ids.Delivery), SubscriptionID: t.ID, EventSeq: c.Seq, EventID: c.Event.ID,
-					EventType: c.Event.Type, Status: DeliveryPending, NextAttemptAt: now, CreatedAt: now})
+			if !t.sees(&c.Event) {
+				continue
 			}
+			d := &Delivery{ID: ids.New(ids.Delivery), SubscriptionID: t.ID, EventSeq: c.Seq, EventID: c.Event.ID,
+				EventType: c.Event.Type, Status: DeliveryPending, NextAttemptAt: now, CreatedAt: now}
+			// New deliveries this node has room for are leased to it as they
+			// are written and sent at once; the rest wait for any node's claim.
+			if t.Transport == TransportHTTPS && admit(t.ID) {
+				d.LeaseUntil = now.Add(deliveryLease)
+				jobs = append(jobs, &Job{Delivery: *d, Sub: *t, Body: c.Event.Payload, Audience: c.Event.Audience})
+			}
+			ds = append(ds, d)
 		}
 	}
 	if err := w.s.store.FanOut(ctx, w.owner, seqs, ds); err != nil {
@@ -179,7 +189,33 @@ func (w *Worker) FanOutOnce(ctx context.Context) (int, error) {
 		}
 		return 0, err
 	}
+	for _, j := range jobs {
+		w.dispatch(j)
+	}
 	return len(claimed), nil
+}
+
+// admit returns a function that admits new deliveries for this node to
+// send at once: within this node's bound and each endpoint's queue bound.
+func (w *Worker) admit() func(sub string) bool {
+	w.mu.Lock()
+	total := w.maxHeld - w.held
+	used := map[string]int{}
+	for id, q := range w.queues {
+		used[id] = len(q.pending) + q.inflight
+	}
+	w.mu.Unlock()
+	// An endpoint's local queue may grow to a quarter of the node's bound:
+	// its leases are renewed while queued, and the claim skips it when full.
+	limit := max(w.maxHeld/4, 5*w.s.cfg.PerEndpoint)
+	return func(sub string) bool {
+		if total <= 0 || used[sub] >= limit {
+			return false
+		}
+		total--
+		used[sub]++
+		return true
+	}
 }
 
 func (w *Worker) claimLoop(ctx context.Context) {
@@ -261,7 +297,12 @@ func (w *Worker) send(j *Job) {
 		} else if q.inflight--; q.inflight == 0 {
 			delete(w.queues, sub)
 		}
+		// Refill before the queue runs dry, rather than at the next tick.
+		low := len(q.pending) == w.s.cfg.PerEndpoint
 		w.mu.Unlock()
+		if low {
+			w.signal()
+		}
 	}
 }
 
