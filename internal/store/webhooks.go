@@ -232,7 +232,7 @@ func (w *Webhooks) ReleaseEvents(ctx context.Context, owner string) error {
 // Targets returns the deliverable subscriptions of the accounts in userIDs
 // and every admin one (the worker applies the rules to each event).
 func (w *Webhooks) Targets(ctx context.Context, userIDs []string) ([]*webhooks.Subscription, error) {
-	where := `s.status IN ('active', 'failing') AND (s.admin`
+	where := `(s.status IN ('active', 'failing') OR (s.status = 'disabled' AND s.disabled_reason = 'paused')) AND (s.admin`
 	args := make([]any, len(userIDs))
 	for i, u := range userIDs {
 		args[i] = u

@@ -81,6 +81,12 @@ func (s *Subscription) EffectiveStatus() (status, reason string) {
 	return s.Status, s.DisabledReason
 }
 
+// paused subscriptions still get delivery rows: they wait as pending and go
+// out on resume.
+func (s *Subscription) paused() bool {
+	return s.Status == StatusDisabled && s.DisabledReason == ReasonPaused
+}
+
 // reader is whom the subscription's deliveries are for.
 func (s *Subscription) reader() Reader {
 	return Reader{UserID: s.UserID, Admin: s.adminNow()}
@@ -98,7 +104,7 @@ func (s *Subscription) adminNow() bool {
 // kind, and its account may read what the event is about, or it is an
 // Enterprise admin.
 func (s *Subscription) sees(ev *outbox.Event) bool {
-	if !s.CredentialLive || (s.Status != StatusActive && s.Status != StatusFailing) {
+	if !s.CredentialLive || !(s.Status == StatusActive || s.Status == StatusFailing || s.paused()) {
 		return false
 	}
 	if ev.Type == KindFailing && s.Status != StatusActive {

@@ -176,7 +176,7 @@ func (w *Worker) FanOutOnce(ctx context.Context) (int, error) {
 				EventType: c.Event.Type, Status: DeliveryPending, NextAttemptAt: now, CreatedAt: now}
 			// New deliveries this node has room for are leased to it as they
 			// are written and sent at once; the rest wait for any node's claim.
-			if t.Transport == TransportHTTPS && admit(t.ID) {
+			if t.Transport == TransportHTTPS && !t.paused() && admit(t.ID) {
 				d.LeaseUntil = now.Add(deliveryLease)
 				jobs = append(jobs, &Job{Delivery: *d, Sub: *t, Body: c.Event.Payload, Audience: c.Event.Audience})
 			}
