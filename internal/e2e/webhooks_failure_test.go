@@ -65,7 +65,6 @@ func smtpServer(t *testing.T) (addr string, mails chan string) {
 	return ln.Addr().String(), mails
 }
 
-
 // TestWebhookFailureHandling: retries on the schedule, then failing: the
 // account's other endpoint gets webhook.failing, a notification is recorded
 // and the owner is emailed; a manual retry that succeeds reactivates; 410
