@@ -246,58 +246,48 @@ func (w *Webhooks) Targets(ctx context.Context, userIDs []string) ([]*webhooks.S
 // FanOut writes the deliveries of a batch of claimed events and finishes
 // the events, in one transaction.
 func (w *Webhooks) FanOut(ctx context.Context, owner string, seqs []int64, ds []*webhooks.Delivery) error {
+	// Statements of the hot path are prepared once per process (outside any
+	// transaction, so preparing never waits for a pooled connection) and
+	// bound to each transaction: SQLite then parses them once, not per row.
+	ins, err := w.db.prepared(ctx, `INSERT INTO webhook_deliveries (id, subscription_id, event_seq, event_id, event_type, status,
+		next_attempt_at, created_at, lease_owner, lease_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`)
+	if err != nil {
+		return err
+	}
+	done, err := w.db.prepared(ctx, `DELETE FROM outbox_pending WHERE consumer = $1 AND seq = $2 AND lease_owner = $3`)
+	if err != nil {
+		return err
+	}
 	defer w.serial()()
-	err := w.db.Tx(ctx, func(tx *sql.Tx) error {
-		const cols = 10
-		for start := 0; start < len(ds); start += 100 {
-			chunk := ds[start:min(start+100, len(ds))]
-			var b strings.Builder
-			args := make([]any, 0, len(chunk)*cols)
-			for i, d := range chunk {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString("(" + placeholders(i*cols+1, cols) + ")")
-				leaseOwner, leaseUntil := "", int64(0)
-				if !d.LeaseUntil.IsZero() {
-					leaseOwner, leaseUntil = owner, micros(d.LeaseUntil)
-				}
-				args = append(args, d.ID, d.SubscriptionID, d.EventSeq, d.EventID, d.EventType, d.Status, micros(d.NextAttemptAt),
-					micros(d.CreatedAt), leaseOwner, leaseUntil)
+	err = w.db.Tx(ctx, func(tx *sql.Tx) error {
+		ins, done := tx.StmtContext(ctx, ins), tx.StmtContext(ctx, done)
+		for _, d := range ds {
+			leaseOwner, leaseUntil := "", int64(0)
+			if !d.LeaseUntil.IsZero() {
+				leaseOwner, leaseUntil = owner, micros(d.LeaseUntil)
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (id, subscription_id, event_seq, event_id, event_type, status,
-				next_attempt_at, created_at, lease_owner, lease_until) VALUES `+b.String(), args...); err != nil {
+			if _, err := ins.ExecContext(ctx, d.ID, d.SubscriptionID, d.EventSeq, d.EventID, d.EventType, d.Status,
+				micros(d.NextAttemptAt), micros(d.CreatedAt), leaseOwner, leaseUntil); err != nil {
 				return fmt.Errorf("store: write deliveries: %w", err)
 			}
 		}
-		return finishEvents(ctx, tx, owner, seqs)
+		// outboxDone, with the statement prepared: every event must still be
+		// leased to owner, or another node took the batch over.
+		for _, seq := range seqs {
+			res, err := done.ExecContext(ctx, outbox.ConsumerWebhooks, seq, owner)
+			if err != nil {
+				return fmt.Errorf("store: finish outbox event: %w", err)
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return ErrLeaseLost
+			}
+		}
+		return nil
 	})
 	if errors.Is(err, ErrLeaseLost) {
 		return webhooks.ErrLeaseLost
 	}
 	return err
-}
-
-// finishEvents is outboxDone for a whole claimed batch in one statement:
-// every event must still be leased to owner, or the transaction is aborted
-// with ErrLeaseLost (another node took the batch over).
-func finishEvents(ctx context.Context, tx *sql.Tx, owner string, seqs []int64) error {
-	for start := 0; start < len(seqs); start += 500 {
-		chunk := seqs[start:min(start+500, len(seqs))]
-		args := []any{outbox.ConsumerWebhooks, owner}
-		for _, s := range chunk {
-			args = append(args, s)
-		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM outbox_pending WHERE consumer = $1 AND lease_owner = $2 AND seq IN (`+
-			placeholders(3, len(chunk))+`)`, args...)
-		if err != nil {
-			return fmt.Errorf("store: finish outbox events: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n != int64(len(chunk)) {
-			return ErrLeaseLost
-		}
-	}
-	return nil
 }
 
 const jobColumns = `, d.id, d.subscription_id, COALESCE(d.event_seq, 0), d.event_id, d.event_type, COALESCE(d.payload, e.payload, ''),
@@ -340,9 +330,13 @@ func (w *Webhooks) jobs(ctx context.Context, ids []any) ([]*webhooks.Job, error)
 // claimIDs runs a leasing UPDATE ... RETURNING id and loads the jobs.
 func (w *Webhooks) claimIDs(ctx context.Context, query string, args ...any) ([]*webhooks.Job, error) {
 	var ids []any
+	st, err := w.db.prepared(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("store: claim deliveries: %w", err)
+	}
 	unlock := w.serial()
-	err := w.db.Tx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, query, args...)
+	err = w.db.Tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 		if err != nil {
 			return err
 		}
@@ -421,98 +415,57 @@ func (w *Webhooks) ReleaseDeliveries(ctx context.Context, owner string) error {
 // node took over is skipped: that node attempts it. A subscription that
 // becomes failing gets its webhook.failing event and its owner's
 // notification in the same transaction; the returned list is for email.
-//
-// Outcomes with the same result (most often: first attempts answered 200)
-// are written with one UPDATE and one multi-row INSERT per group, because
-// on SQLite every statement holds the one write lock.
 func (w *Webhooks) RecordOutcomes(ctx context.Context, now time.Time, os []*webhooks.Outcome) ([]webhooks.Failing, error) {
+	const set = `UPDATE webhook_deliveries SET status = $2, attempts = $3, next_attempt_at = $4, last_status_code = $5,
+		last_error = $6, completed_at = $7, manual = $8, lease_owner = '', lease_until = 0 WHERE id = $1 AND `
+	owned, err := w.db.prepared(ctx, set+`lease_owner = $9`)
+	if err != nil {
+		return nil, err
+	}
+	// A stream's acknowledgement may reach any node: it needs no lease.
+	acked, err := w.db.prepared(ctx, set+`status = 'pending'`)
+	if err != nil {
+		return nil, err
+	}
+	ins, err := w.db.prepared(ctx, `INSERT INTO webhook_attempts (delivery_id, number, subscription_id, started_at, duration_us,
+		ok, status_code, error, response, next_retry_at, node) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		ON CONFLICT (delivery_id, number) DO NOTHING`)
+	if err != nil {
+		return nil, err
+	}
 	defer w.serial()()
 	var failing []webhooks.Failing
-	err := w.db.Tx(ctx, func(tx *sql.Tx) error {
+	err = w.db.Tx(ctx, func(tx *sql.Tx) error {
 		failing = failing[:0]
-		type key struct {
-			owner, status, errText string
-			number, code           int
-			next                   int64
-			manual                 bool
-		}
-		var order []key
-		groups := map[key][]*webhooks.Outcome{}
+		owned, acked, ins := tx.StmtContext(ctx, owned), tx.StmtContext(ctx, acked), tx.StmtContext(ctx, ins)
 		for _, o := range os {
 			d, a := &o.Job.Delivery, &o.Attempt
-			k := key{owner: o.Owner, status: o.Final, errText: a.Error, number: a.Number, code: a.StatusCode, next: micros(d.NextAttemptAt)}
-			if k.status == "" {
-				k.status = webhooks.DeliveryPending
+			status, next, completed := o.Final, micros(d.NextAttemptAt), sql.NullInt64{}
+			if status == "" {
+				status = webhooks.DeliveryPending
 				if a.NextRetryAt != nil {
-					k.next = micros(*a.NextRetryAt)
+					next = micros(*a.NextRetryAt)
 				}
-			}
-			k.manual = k.status == webhooks.DeliveryPending && d.Manual
-			if _, ok := groups[k]; !ok {
-				order = append(order, k)
-			}
-			groups[k] = append(groups[k], o)
-		}
-		var recorded []*webhooks.Outcome
-		for _, k := range order {
-			g := groups[k]
-			completed := sql.NullInt64{}
-			if k.status != webhooks.DeliveryPending {
+			} else {
 				completed = sql.NullInt64{Int64: micros(now), Valid: true}
 			}
-			code := sql.NullInt64{Int64: int64(k.code), Valid: k.code != 0}
-			args := []any{k.status, k.number, k.next, code, k.errText, completed, k.manual}
-			// A stream's acknowledgement may reach any node: it needs no lease.
-			cond := `status = 'pending'`
-			if k.owner != "" {
-				args = append(args, k.owner)
-				cond = fmt.Sprintf(`lease_owner = $%d`, len(args))
+			code := sql.NullInt64{Int64: int64(a.StatusCode), Valid: a.StatusCode != 0}
+			args := []any{d.ID, status, a.Number, next, code, a.Error, completed, status == webhooks.DeliveryPending && d.Manual}
+			st := acked
+			if o.Owner != "" {
+				st, args = owned, append(args, o.Owner)
 			}
-			byID := map[string]*webhooks.Outcome{}
-			for _, o := range g {
-				args = append(args, o.Job.Delivery.ID)
-				byID[o.Job.Delivery.ID] = o
-			}
-			first := len(args) - len(g) + 1
-			rows, err := tx.QueryContext(ctx, `UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_at = $3,
-				last_status_code = $4, last_error = $5, completed_at = $6, manual = $7, lease_owner = '', lease_until = 0
-				WHERE `+cond+` AND id IN (`+placeholders(first, len(g))+`) RETURNING id`, args...)
+			res, err := st.ExecContext(ctx, args...)
 			if err != nil {
 				return err
 			}
-			for rows.Next() {
-				var id string
-				if err := rows.Scan(&id); err != nil {
-					rows.Close()
-					return err
-				}
-				recorded = append(recorded, byID[id])
+			if n, _ := res.RowsAffected(); n == 0 {
+				continue
 			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
+			if _, err := ins.ExecContext(ctx, d.ID, a.Number, d.SubscriptionID, micros(a.StartedAt), a.Duration.Microseconds(), a.OK,
+				code, a.Error, a.Response, nullMicros(a.NextRetryAt), a.Node); err != nil {
 				return err
 			}
-		}
-		const cols = 11
-		for start := 0; start < len(recorded); start += 90 {
-			chunk := recorded[start:min(start+90, len(recorded))]
-			var b strings.Builder
-			args := make([]any, 0, len(chunk)*cols)
-			for i, o := range chunk {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString("(" + placeholders(i*cols+1, cols) + ")")
-				a := &o.Attempt
-				args = append(args, o.Job.Delivery.ID, a.Number, o.Job.Delivery.SubscriptionID, micros(a.StartedAt), a.Duration.Microseconds(),
-					a.OK, sql.NullInt64{Int64: int64(a.StatusCode), Valid: a.StatusCode != 0}, a.Error, a.Response, nullMicros(a.NextRetryAt), a.Node)
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (delivery_id, number, subscription_id, started_at, duration_us,
-				ok, status_code, error, response, next_retry_at, node) VALUES `+b.String()+` ON CONFLICT (delivery_id, number) DO NOTHING`, args...); err != nil {
-				return err
-			}
-		}
-		for _, o := range recorded {
 			if !o.Reactivate && !o.StartClock && o.Disable == "" && !o.StartFailing {
 				continue
 			}

@@ -110,6 +110,11 @@ func (s *Subscription) sees(ev *outbox.Event) bool {
 	if ev.Type == KindFailing && s.Status != StatusActive {
 		return false
 	}
+	// A subscription receives what happens after it is made, even when the
+	// outbox hands it an older event that was still waiting.
+	if ev.Created.Before(s.CreatedAt) {
+		return false
+	}
 	return s.visible(ev)
 }
 

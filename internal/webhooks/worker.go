@@ -17,7 +17,7 @@ var ErrLeaseLost = errors.New("webhooks: lease lost")
 const (
 	eventLease    = 30 * time.Second // outbox events being fanned out
 	deliveryLease = 30 * time.Second // deliveries held by a node, renewed while held
-	pollEvery     = 50 * time.Millisecond
+	pollEvery     = 25 * time.Millisecond
 	fanOutBatch   = 1000
 	claimBatch    = 512
 	maintainEvery = 10 * time.Minute
@@ -405,7 +405,7 @@ func (w *Worker) heartbeat(ctx context.Context) {
 
 // verifyLoop sends the challenge of new endpoints once it is due.
 func (w *Worker) verifyLoop(ctx context.Context) {
-	for sleep(ctx, 4*pollEvery) {
+	for sleep(ctx, 250*time.Millisecond) {
 		w.VerifyDue(ctx)
 	}
 }
