@@ -246,41 +246,41 @@ func (w *Webhooks) Targets(ctx context.Context, userIDs []string) ([]*webhooks.S
 // FanOut writes the deliveries of a batch of claimed events and finishes
 // the events, in one transaction.
 func (w *Webhooks) FanOut(ctx context.Context, owner string, seqs []int64, ds []*webhooks.Delivery) error {
-	// Statements of the hot path are prepared once per process (outside any
-	// transaction, so preparing never waits for a pooled connection) and
-	// bound to each transaction: SQLite then parses them once, not per row.
-	ins, err := w.db.prepared(ctx, `INSERT INTO webhook_deliveries (id, subscription_id, event_seq, event_id, event_type, status,
-		next_attempt_at, created_at, lease_owner, lease_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`)
+	ins, err := w.bulk(ctx, `INSERT INTO webhook_deliveries (id, subscription_id, event_seq, event_id, event_type, status,
+		next_attempt_at, created_at, lease_owner, lease_until) VALUES `, 10, "")
 	if err != nil {
 		return err
 	}
-	done, err := w.db.prepared(ctx, `DELETE FROM outbox_pending WHERE consumer = $1 AND seq = $2 AND lease_owner = $3`)
+	done, err := w.prepareIn(ctx, `DELETE FROM outbox_pending WHERE consumer = $1 AND lease_owner = $2 AND seq IN `, 2, "")
 	if err != nil {
 		return err
+	}
+	rows := make([][]any, len(ds))
+	for i, d := range ds {
+		leaseOwner, leaseUntil := "", int64(0)
+		if !d.LeaseUntil.IsZero() {
+			leaseOwner, leaseUntil = owner, micros(d.LeaseUntil)
+		}
+		rows[i] = []any{d.ID, d.SubscriptionID, d.EventSeq, d.EventID, d.EventType, d.Status, micros(d.NextAttemptAt),
+			micros(d.CreatedAt), leaseOwner, leaseUntil}
+	}
+	keys := make([]any, len(seqs))
+	for i, s := range seqs {
+		keys[i] = s
 	}
 	defer w.serial()()
 	err = w.db.Tx(ctx, func(tx *sql.Tx) error {
-		ins, done := tx.StmtContext(ctx, ins), tx.StmtContext(ctx, done)
-		for _, d := range ds {
-			leaseOwner, leaseUntil := "", int64(0)
-			if !d.LeaseUntil.IsZero() {
-				leaseOwner, leaseUntil = owner, micros(d.LeaseUntil)
-			}
-			if _, err := ins.ExecContext(ctx, d.ID, d.SubscriptionID, d.EventSeq, d.EventID, d.EventType, d.Status,
-				micros(d.NextAttemptAt), micros(d.CreatedAt), leaseOwner, leaseUntil); err != nil {
-				return fmt.Errorf("store: write deliveries: %w", err)
-			}
+		if err := ins.exec(ctx, tx, rows); err != nil {
+			return fmt.Errorf("store: write deliveries: %w", err)
 		}
-		// outboxDone, with the statement prepared: every event must still be
-		// leased to owner, or another node took the batch over.
-		for _, seq := range seqs {
-			res, err := done.ExecContext(ctx, outbox.ConsumerWebhooks, seq, owner)
-			if err != nil {
-				return fmt.Errorf("store: finish outbox event: %w", err)
-			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				return ErrLeaseLost
-			}
+		// outboxDone for the whole batch: every event must still be leased
+		// to owner, or another node took the batch over.
+		n, err := done.exec(ctx, tx, []any{outbox.ConsumerWebhooks, owner}, keys)
+		if err != nil {
+			return fmt.Errorf("store: finish outbox events: %w", err)
+		}
+		if n != int64(len(keys)) {
+			return ErrLeaseLost
 		}
 		return nil
 	})
@@ -288,6 +288,133 @@ func (w *Webhooks) FanOut(ctx context.Context, owner string, seqs []int64, ds []
 		return webhooks.ErrLeaseLost
 	}
 	return err
+}
+
+// Writes of many rows go through statements of a fixed shape, prepared once
+// per process (outside any transaction, so preparing never waits for a
+// pooled connection) and bound to each transaction: SQLite parses them once
+// rather than per row, and PostgreSQL gets one round trip per chunk.
+const chunk = 64
+
+// bulkStmts inserts rows chunk at a time, and the rest one by one.
+type bulkStmts struct {
+	full, one *sql.Stmt
+	cols      int
+}
+
+func valuesList(rows, cols int) string {
+	var b strings.Builder
+	for i := range rows {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(" + placeholders(i*cols+1, cols) + ")")
+	}
+	return b.String()
+}
+
+func (w *Webhooks) bulk(ctx context.Context, prefix string, cols int, suffix string) (*bulkStmts, error) {
+	full, err := w.db.prepared(ctx, prefix+valuesList(chunk, cols)+suffix)
+	if err != nil {
+		return nil, err
+	}
+	one, err := w.db.prepared(ctx, prefix+valuesList(1, cols)+suffix)
+	if err != nil {
+		return nil, err
+	}
+	return &bulkStmts{full: full, one: one, cols: cols}, nil
+}
+
+func (b *bulkStmts) exec(ctx context.Context, tx *sql.Tx, rows [][]any) error {
+	i := 0
+	if len(rows) >= chunk {
+		full := tx.StmtContext(ctx, b.full)
+		args := make([]any, 0, chunk*b.cols)
+		for ; i+chunk <= len(rows); i += chunk {
+			args = args[:0]
+			for _, r := range rows[i : i+chunk] {
+				args = append(args, r...)
+			}
+			if _, err := full.ExecContext(ctx, args...); err != nil {
+				return err
+			}
+		}
+	}
+	if i < len(rows) {
+		one := tx.StmtContext(ctx, b.one)
+		for ; i < len(rows); i++ {
+			if _, err := one.ExecContext(ctx, rows[i]...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// inStmt runs a statement ending in "IN (...)" over any number of keys, a
+// chunk at a time; a short chunk repeats its last key (IN ignores repeats).
+type inStmt struct {
+	st        *sql.Stmt
+	returning bool
+}
+
+func (w *Webhooks) prepareIn(ctx context.Context, prefix string, fixed int, suffix string) (*inStmt, error) {
+	st, err := w.db.prepared(ctx, prefix+"("+placeholders(fixed+1, chunk)+")"+suffix)
+	if err != nil {
+		return nil, err
+	}
+	return &inStmt{st: st, returning: suffix != ""}, nil
+}
+
+// exec returns the rows affected.
+func (in *inStmt) exec(ctx context.Context, tx *sql.Tx, fixed, keys []any) (int64, error) {
+	st := tx.StmtContext(ctx, in.st)
+	var total int64
+	for i := 0; i < len(keys); i += chunk {
+		args := append(append(make([]any, 0, len(fixed)+chunk), fixed...), keys[i:min(i+chunk, len(keys))]...)
+		for len(args) < len(fixed)+chunk {
+			args = append(args, args[len(args)-1])
+		}
+		res, err := st.ExecContext(ctx, args...)
+		if err != nil {
+			return 0, err
+		}
+		n, _ := res.RowsAffected()
+		total += n
+	}
+	return total, nil
+}
+
+// query is exec for a statement with RETURNING id: it returns the ids.
+func (in *inStmt) query(ctx context.Context, tx *sql.Tx, fixed []any, keys []string) ([]string, error) {
+	st := tx.StmtContext(ctx, in.st)
+	var out []string
+	for i := 0; i < len(keys); i += chunk {
+		args := append(make([]any, 0, len(fixed)+chunk), fixed...)
+		for _, k := range keys[i:min(i+chunk, len(keys))] {
+			args = append(args, k)
+		}
+		for len(args) < len(fixed)+chunk {
+			args = append(args, args[len(args)-1])
+		}
+		rows, err := st.QueryContext(ctx, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 const jobColumns = `, d.id, d.subscription_id, COALESCE(d.event_seq, 0), d.event_id, d.event_type, COALESCE(d.payload, e.payload, ''),
@@ -415,57 +542,90 @@ func (w *Webhooks) ReleaseDeliveries(ctx context.Context, owner string) error {
 // node took over is skipped: that node attempts it. A subscription that
 // becomes failing gets its webhook.failing event and its owner's
 // notification in the same transaction; the returned list is for email.
+// Outcomes with the same result (most often: first attempts answered 200)
+// share their UPDATE statements.
 func (w *Webhooks) RecordOutcomes(ctx context.Context, now time.Time, os []*webhooks.Outcome) ([]webhooks.Failing, error) {
-	const set = `UPDATE webhook_deliveries SET status = $2, attempts = $3, next_attempt_at = $4, last_status_code = $5,
-		last_error = $6, completed_at = $7, manual = $8, lease_owner = '', lease_until = 0 WHERE id = $1 AND `
-	owned, err := w.db.prepared(ctx, set+`lease_owner = $9`)
+	const set = `UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_at = $3, last_status_code = $4,
+		last_error = $5, completed_at = $6, manual = $7, lease_owner = '', lease_until = 0 WHERE `
+	owned, err := w.prepareIn(ctx, set+`lease_owner = $8 AND id IN `, 8, ` RETURNING id`)
 	if err != nil {
 		return nil, err
 	}
 	// A stream's acknowledgement may reach any node: it needs no lease.
-	acked, err := w.db.prepared(ctx, set+`status = 'pending'`)
+	acked, err := w.prepareIn(ctx, set+`status = 'pending' AND id IN `, 7, ` RETURNING id`)
 	if err != nil {
 		return nil, err
 	}
-	ins, err := w.db.prepared(ctx, `INSERT INTO webhook_attempts (delivery_id, number, subscription_id, started_at, duration_us,
-		ok, status_code, error, response, next_retry_at, node) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-		ON CONFLICT (delivery_id, number) DO NOTHING`)
+	ins, err := w.bulk(ctx, `INSERT INTO webhook_attempts (delivery_id, number, subscription_id, started_at, duration_us,
+		ok, status_code, error, response, next_retry_at, node) VALUES `, 11, ` ON CONFLICT (delivery_id, number) DO NOTHING`)
 	if err != nil {
 		return nil, err
+	}
+	type key struct {
+		owner, status, errText string
+		number, code           int
+		next                   int64
+		manual                 bool
+	}
+	var order []key
+	groups := map[key][]*webhooks.Outcome{}
+	for _, o := range os {
+		d, a := &o.Job.Delivery, &o.Attempt
+		k := key{owner: o.Owner, status: o.Final, errText: a.Error, number: a.Number, code: a.StatusCode, next: micros(d.NextAttemptAt)}
+		if k.status == "" {
+			k.status = webhooks.DeliveryPending
+			if a.NextRetryAt != nil {
+				k.next = micros(*a.NextRetryAt)
+			}
+		}
+		k.manual = k.status == webhooks.DeliveryPending && d.Manual
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], o)
 	}
 	defer w.serial()()
 	var failing []webhooks.Failing
 	err = w.db.Tx(ctx, func(tx *sql.Tx) error {
 		failing = failing[:0]
-		owned, acked, ins := tx.StmtContext(ctx, owned), tx.StmtContext(ctx, acked), tx.StmtContext(ctx, ins)
-		for _, o := range os {
-			d, a := &o.Job.Delivery, &o.Attempt
-			status, next, completed := o.Final, micros(d.NextAttemptAt), sql.NullInt64{}
-			if status == "" {
-				status = webhooks.DeliveryPending
-				if a.NextRetryAt != nil {
-					next = micros(*a.NextRetryAt)
-				}
-			} else {
+		var recorded []*webhooks.Outcome
+		for _, k := range order {
+			g := groups[k]
+			completed := sql.NullInt64{}
+			if k.status != webhooks.DeliveryPending {
 				completed = sql.NullInt64{Int64: micros(now), Valid: true}
 			}
-			code := sql.NullInt64{Int64: int64(a.StatusCode), Valid: a.StatusCode != 0}
-			args := []any{d.ID, status, a.Number, next, code, a.Error, completed, status == webhooks.DeliveryPending && d.Manual}
+			fixed := []any{k.status, k.number, k.next, sql.NullInt64{Int64: int64(k.code), Valid: k.code != 0}, k.errText, completed, k.manual}
 			st := acked
-			if o.Owner != "" {
-				st, args = owned, append(args, o.Owner)
+			if k.owner != "" {
+				st, fixed = owned, append(fixed, k.owner)
 			}
-			res, err := st.ExecContext(ctx, args...)
+			ids := make([]string, len(g))
+			byID := map[string]*webhooks.Outcome{}
+			for i, o := range g {
+				ids[i], byID[o.Job.Delivery.ID] = o.Job.Delivery.ID, o
+			}
+			got, err := st.query(ctx, tx, fixed, ids)
 			if err != nil {
 				return err
 			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				continue
+			for _, id := range got {
+				if o := byID[id]; o != nil {
+					recorded = append(recorded, o)
+					delete(byID, id)
+				}
 			}
-			if _, err := ins.ExecContext(ctx, d.ID, a.Number, d.SubscriptionID, micros(a.StartedAt), a.Duration.Microseconds(), a.OK,
-				code, a.Error, a.Response, nullMicros(a.NextRetryAt), a.Node); err != nil {
-				return err
-			}
+		}
+		rows := make([][]any, len(recorded))
+		for i, o := range recorded {
+			a := &o.Attempt
+			rows[i] = []any{o.Job.Delivery.ID, a.Number, o.Job.Delivery.SubscriptionID, micros(a.StartedAt), a.Duration.Microseconds(),
+				a.OK, sql.NullInt64{Int64: int64(a.StatusCode), Valid: a.StatusCode != 0}, a.Error, a.Response, nullMicros(a.NextRetryAt), a.Node}
+		}
+		if err := ins.exec(ctx, tx, rows); err != nil {
+			return err
+		}
+		for _, o := range recorded {
 			if !o.Reactivate && !o.StartClock && o.Disable == "" && !o.StartFailing {
 				continue
 			}
