@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/apptest"
+	"github.com/matchpoint-api/matchpoint/internal/outbox"
 )
 
 // TestWebhookHTTPSReceiver: a real HTTPS receiver with its own CA answers
@@ -101,6 +102,28 @@ func TestWebhookHTTPSReceiver(t *testing.T) {
 		}
 		if r := api(t, s, "GET", "/api/v1/webhooks/ip-ranges", "", ""); r.Status != http.StatusOK {
 			t.Errorf("ip-ranges: %d %s", r.Status, r.Body)
+		}
+		// Every event type's payload is in the OpenAPI document, with an example.
+		r = api(t, s, "GET", "/openapi.json", "", "")
+		var doc struct {
+			Webhooks map[string]struct {
+				Post struct {
+					RequestBody struct {
+						Content map[string]struct {
+							Example map[string]any `json:"example"`
+						} `json:"content"`
+					} `json:"requestBody"`
+				} `json:"post"`
+			} `json:"webhooks"`
+		}
+		if err := json.Unmarshal(r.Body, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, kind := range append(slices.Clone(outbox.Kinds), "webhook.failing") {
+			ex := doc.Webhooks[kind].Post.RequestBody.Content["application/json"].Example
+			if ex["type"] != kind || ex["data"] == nil {
+				t.Errorf("OpenAPI webhooks[%s]: example %v", kind, ex)
+			}
 		}
 	})
 }
