@@ -3,7 +3,8 @@
 //	matchpoint serve                 run the HTTP service
 //	matchpoint migrate [up|status]   bring the database schema up to date
 //	matchpoint admin <command>       create users, clients, API keys; set tiers
-//	matchpoint bench <api|token>     measure throughput
+//	matchpoint bench <name>          measure throughput and quality
+//	matchpoint listen                forward webhook events to a local URL
 //	matchpoint version               the version, as JSON
 package main
 
@@ -39,7 +40,8 @@ commands:
   serve     run the HTTP service
   migrate   bring the database schema up to date (migrate status lists migrations)
   admin     operator tools: create-user, create-client, create-api-key, set-tier, set-role
-  bench     measure throughput: bench api, bench token
+  bench     measure throughput and quality (matchpoint bench --help lists them)
+  listen    forward your account's webhook events to a local URL (development)
   version   print the version as JSON (also: matchpoint --version)
 
 Run "matchpoint <command> --help" for the flags of a command. Every flag also
@@ -64,6 +66,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = admin(ctx, args[1:], getenv, stdout, stderr)
 	case "bench":
 		err = benchCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "listen":
+		err = listen(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		err = version(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":

@@ -68,6 +68,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	jctx, stopJanitor := context.WithCancel(context.Background())
 	defer stopJanitor()
 	go a.RunJanitor(jctx, janitorEvery, log)
+	wctx, stopWebhooks := context.WithCancel(context.Background())
+	webhooksDone := make(chan struct{})
+	go func() { a.RunWebhooks(wctx); close(webhooksDone) }()
+	defer func() { stopWebhooks(); <-webhooksDone }()
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", a.DB.Dialect,
 		"startup_ms", time.Since(start).Milliseconds())
 

@@ -19,6 +19,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/clientip"
 	"github.com/matchpoint-api/matchpoint/internal/clock"
 	"github.com/matchpoint-api/matchpoint/internal/config"
+	"github.com/matchpoint-api/matchpoint/internal/egress"
 	"github.com/matchpoint-api/matchpoint/internal/httpapi"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
@@ -27,6 +28,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/store"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 	"github.com/matchpoint-api/matchpoint/internal/web"
+	"github.com/matchpoint-api/matchpoint/internal/webhooks"
 )
 
 // Version of the service and its API.
@@ -42,6 +44,7 @@ type App struct {
 	Sessions *sessions.Service
 	Outbox   *store.Outbox
 	Limiter  ratelimit.Limiter // rate-limit counters: in process, or in Redis
+	Webhooks *webhooks.Service
 	Handler  http.Handler
 
 	retention store.Retention
@@ -120,6 +123,9 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 			return nil, err
 		}
 	}
+	if a.Webhooks, err = newWebhooks(ctx, db, cfg, clk, opts.Logger); err != nil {
+		return nil, err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	a.Handler = httpapi.New(httpapi.Deps{
@@ -127,6 +133,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Users: a.Users, OAuth: a.OAuth, Keys: a.Keys, Idem: idempotency.NewService(store.NewIdempotency(db), clk),
 		Web: pages, Ready: db.PingContext, Logger: opts.Logger, Registry: reg, ClientIP: clientip.New(proxies),
 		Limiter: a.Limiter, AnonymousLimit: cfg.AnonymousLimit,
+		Webhooks: a.Webhooks,
 	})
 	return a, nil
 }
@@ -165,3 +172,32 @@ func (a *App) RunJanitor(ctx context.Context, interval time.Duration, log *slog.
 		}
 	}
 }
+
+// newWebhooks assembles webhook delivery; its secrets are sealed with an
+// instance key that every node shares.
+func newWebhooks(ctx context.Context, db *store.DB, cfg config.Config, clk clock.Clock, log *slog.Logger) (*webhooks.Service, error) {
+	sealKey, err := db.InstanceKey(ctx, "webhook-secrets", randomKey, clk.Now().UnixMicro())
+	if err != nil {
+		return nil, err
+	}
+	key, err := base64.StdEncoding.DecodeString(sealKey)
+	if err != nil {
+		return nil, fmt.Errorf("app: stored webhook key: %w", err)
+	}
+	schedule, err := cfg.RetrySchedule()
+	if err != nil {
+		return nil, err
+	}
+	egressIPs, err := cfg.EgressIPs()
+	if err != nil {
+		return nil, err
+	}
+	return webhooks.NewService(store.NewWebhooks(db), clk, key, webhooks.Config{
+		Policy: egress.Policy{AllowPrivate: cfg.WebhookAllowPrivate}, CAFile: cfg.WebhookCAFile, Timeout: cfg.WebhookTimeout,
+		Schedule: schedule, Retention: cfg.WebhookRetention, EgressIPs: egressIPs, SMTPURL: cfg.SMTPURL, Logger: log,
+	})
+}
+
+// RunWebhooks delivers webhooks until ctx ends, then finishes the attempts
+// in flight and hands its leases back.
+func (a *App) RunWebhooks(ctx context.Context) { a.Webhooks.NewWorker().Run(ctx) }

@@ -76,6 +76,21 @@ var problemCodes = []web.ErrorCode{
 	{Code: "rate_limited", Status: 429, Meaning: "The paying account (or, without a valid credential, the client IP) has spent its hourly allowance. Wait for Retry-After seconds; the RateLimit and X-RateLimit-* headers of every response show what is left."},
 	{Code: "too_many_attempts", Status: 429, Meaning: "Too many failed sign-ins; wait for Retry-After seconds (sign-in page)."},
 	{Code: "request_cancelled", Status: 499, Meaning: "The client closed the connection before the answer; seen in logs and metrics only."},
+	{Code: "idempotency_in_progress", Status: 409, Meaning: "A request with this Idempotency-Key is still running. Retry shortly."},
+	{Code: "rate_limited", Status: 429, Meaning: "The account is over its hourly request limit; wait for Retry-After seconds."},
+	// Webhooks.
+	{Code: "invalid_url", Status: 422, Meaning: "A webhook url must be an absolute https URL without credentials, and not a private, loopback or reserved address."},
+	{Code: "no_event_types", Status: 422, Meaning: "A webhook must ask for at least one event type or wildcard."},
+	{Code: "unknown_event_type", Status: 422, Meaning: "The event type is not one of the API (user.created ... notification.delivered) or a wildcard (user.*, match.*, event.*, message.*, notification.*, *)."},
+	{Code: "event_type_not_readable", Status: 422, Meaning: "The credential cannot read these events through the API: user.* needs read or profile, match.* matching or read, event.* events or read, message.* and notification.* read."},
+	{Code: "invalid_transport", Status: 422, Meaning: "transport is https or stream."},
+	{Code: "webhook_limit_reached", Status: 409, Meaning: "The account has the most webhook subscriptions it may have (50); delete one first."},
+	{Code: "credential_revoked", Status: 409, Meaning: "The API key or authorization that made this webhook was revoked, so it delivers nothing; create a new webhook."},
+	{Code: "webhook_not_verified", Status: 409, Meaning: "The endpoint has not answered the verification challenge; POST .../verify once it does."},
+	{Code: "webhook_paused", Status: 409, Meaning: "The webhook is paused; resume it first."},
+	{Code: "delivery_in_progress", Status: 409, Meaning: "The delivery is being attempted right now; look again in a few seconds."},
+	{Code: "not_applicable", Status: 409, Meaning: "The operation does not apply to this kind of webhook (stream deliveries are not retried)."},
+	{Code: "not_a_stream", Status: 409, Meaning: "Only stream subscriptions (transport: stream) are read as a stream and acknowledged."},
 	{Code: "internal_error", Status: 500, Meaning: "Something failed on our side. Retry, and quote the request_id if it persists."},
 }
 

@@ -20,11 +20,14 @@ func (s *server) routes() http.Handler {
 	s.registerAPIKeys()
 	s.registerAuthorizations()
 	s.registerSports()
+	s.registerWebhooks()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
 	api := noStore(cors(limitBody(s.authenticate(s.rateLimit(s.validStrings(s.idempotent(apiMux)))))))
 	mux.Handle("/v1/", api)
 	mux.Handle("/api/v1/", api)
+	mux.Handle("/api/v1/webhooks", maturityHeader("beta", api))
+	mux.Handle("/api/v1/webhooks/", maturityHeader("beta", api))
 
 	// OAuth 2.0 (API document 4.1): pages for people, endpoints for clients.
 	mux.Handle("GET /oauth/authorize", route("GET /oauth/authorize", s.web.Authorize()))

@@ -24,6 +24,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 	"github.com/matchpoint-api/matchpoint/internal/web"
+	"github.com/matchpoint-api/matchpoint/internal/webhooks"
 )
 
 // Deps is what the HTTP layer serves.
@@ -36,6 +37,7 @@ type Deps struct {
 	Keys     *apikeys.Service
 	Idem     *idempotency.Service
 	Web      *web.Pages
+	Webhooks *webhooks.Service
 	Ready    func(context.Context) error // readiness probe (the database)
 	Logger   *slog.Logger
 	Registry *prometheus.Registry // metrics are registered here and served at /metrics
@@ -57,6 +59,7 @@ type server struct {
 	keys     *apikeys.Service
 	idem     *idempotency.Service
 	web      *web.Pages
+	webhooks *webhooks.Service
 	ready    func(context.Context) error
 	log      *slog.Logger
 	registry *prometheus.Registry
@@ -85,7 +88,7 @@ func New(d Deps) http.Handler {
 	}
 	s := &server{
 		baseURL: d.BaseURL, https: strings.HasPrefix(d.BaseURL, "https://"), version: d.Version, users: d.Users, oauth: d.OAuth, keys: d.Keys, idem: d.Idem,
-		web: d.Web, ready: d.Ready, log: d.Logger, registry: d.Registry, metrics: newMetrics(d.Registry),
+		web: d.Web, webhooks: d.Webhooks, ready: d.Ready, log: d.Logger, registry: d.Registry, metrics: newMetrics(d.Registry),
 		problems: &problems{docsURL: d.DocsURL}, clientIP: d.ClientIP,
 	}
 	if s.clientIP == nil {
