@@ -141,7 +141,6 @@ type Patch struct {
 	Description *string
 }
 
-
 // credentialOf reads the credential behind p for a new subscription.
 func credentialOf(p *auth.Principal) (key, grant, client string, err error) {
 	switch {
