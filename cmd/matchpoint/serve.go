@@ -11,6 +11,7 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/app"
 	"github.com/matchpoint-api/matchpoint/internal/config"
+	"github.com/matchpoint-api/matchpoint/internal/geo"
 )
 
 // shutdownGrace is how long in-flight requests get to finish on SIGTERM.
@@ -19,6 +20,9 @@ const shutdownGrace = 30 * time.Second
 // janitorEvery is how often expired sessions, codes, tokens and idempotency
 // keys are deleted.
 const janitorEvery = 10 * time.Minute
+
+// matchExpiryEvery is how often pending match requests past their time expire.
+const matchExpiryEvery = time.Minute
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	start := time.Now()
@@ -55,6 +59,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	jctx, stopJanitor := context.WithCancel(context.Background())
 	defer stopJanitor()
 	go a.RunJanitor(jctx, janitorEvery, log)
+	go a.RunMatchExpiry(jctx, matchExpiryEvery, log)
+	go geo.Default() // load the gazetteer now rather than on the first request that needs it
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", a.DB.Dialect,
 		"startup", time.Since(start).Round(time.Millisecond).String())
 

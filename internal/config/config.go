@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -23,6 +24,11 @@ type Config struct {
 	LogFormat   string
 	// OutboxRetention is how long events every consumer is done with are kept.
 	OutboxRetention time.Duration
+	// Matching rules (zero: the documented defaults of matching.DefaultSettings).
+	MatchRequestTTL    time.Duration // a pending match request expires after this
+	MatchSuppressAfter int           // showings without action before a candidate is held back
+	MatchSuppressFor   time.Duration // how long it is held back
+	MatchPendingCap    int           // unanswered requests from which a person is not recommended
 
 	badEnv []string // duration variables that did not parse, reported by Validate
 }
@@ -51,6 +57,14 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
 	fs.StringVar(&c.LogFormat, "log-format", env("MATCHPOINT_LOG_FORMAT", "json"), "json or text (MATCHPOINT_LOG_FORMAT)")
 	fs.DurationVar(&c.OutboxRetention, "outbox-retention", c.envDuration(getenv, "MATCHPOINT_OUTBOX_RETENTION", 30*24*time.Hour),
 		"how long delivered outbox events are kept (MATCHPOINT_OUTBOX_RETENTION)")
+	fs.DurationVar(&c.MatchRequestTTL, "match-request-ttl", c.envDuration(getenv, "MATCHPOINT_MATCH_REQUEST_TTL", 7*24*time.Hour),
+		"a pending match request expires after this (MATCHPOINT_MATCH_REQUEST_TTL)")
+	fs.IntVar(&c.MatchSuppressAfter, "match-suppress-after", c.envInt(getenv, "MATCHPOINT_MATCH_SUPPRESS_AFTER", 5),
+		"showings of a candidate without action before it is held back (MATCHPOINT_MATCH_SUPPRESS_AFTER)")
+	fs.DurationVar(&c.MatchSuppressFor, "match-suppress-for", c.envDuration(getenv, "MATCHPOINT_MATCH_SUPPRESS_FOR", 7*24*time.Hour),
+		"how long a candidate shown too often is held back (MATCHPOINT_MATCH_SUPPRESS_FOR)")
+	fs.IntVar(&c.MatchPendingCap, "match-pending-cap", c.envInt(getenv, "MATCHPOINT_MATCH_PENDING_CAP", 20),
+		"people holding this many unanswered match requests are not recommended (MATCHPOINT_MATCH_PENDING_CAP)")
 	return c
 }
 
@@ -60,6 +74,18 @@ func (c *Config) envDuration(getenv func(string) string, name string, def time.D
 	if v := getenv(name); v != "" {
 		if d, err := time.ParseDuration(v); err == nil {
 			return d
+		}
+		c.badEnv = append(c.badEnv, name)
+	}
+	return def
+}
+
+// envInt reads an integer variable; a malformed one keeps the default and is
+// reported by Validate.
+func (c *Config) envInt(getenv func(string) string, name string, def int) int {
+	if v := getenv(name); v != "" {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
 		}
 		c.badEnv = append(c.badEnv, name)
 	}
@@ -80,7 +106,10 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if len(c.badEnv) > 0 {
-		return fmt.Errorf("config: %s must be a duration like 720h", strings.Join(c.badEnv, ", "))
+		return fmt.Errorf("config: %s must be a duration like 720h or a whole number", strings.Join(c.badEnv, ", "))
+	}
+	if c.MatchRequestTTL < 0 || c.MatchSuppressFor < 0 || c.MatchSuppressAfter < 0 || c.MatchPendingCap < 0 {
+		return errors.New("config: matching settings must not be negative")
 	}
 	if c.OutboxRetention <= 0 {
 		return errors.New("config: outbox retention must be positive")

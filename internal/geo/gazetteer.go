@@ -318,3 +318,10 @@ func (g *Gazetteer) qualifiesPrefix(p *Place, quals []string) bool {
 // Places returns every place, most populous first. The slice is shared: do
 // not change it.
 func (g *Gazetteer) Places() []Place { return g.places }
+
+// Geocode resolves a label to the coordinates of the place it names (the
+// users service's Geocoder).
+func (g *Gazetteer) Geocode(label string) (lat, lon float64, ok bool) {
+	p, ok := g.Resolve(label)
+	return p.Lat, p.Lon, ok
+}

@@ -17,7 +17,9 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
+	"github.com/matchpoint-api/matchpoint/internal/geo"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
+	"github.com/matchpoint-api/matchpoint/internal/matching"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 	"github.com/matchpoint-api/matchpoint/internal/web"
@@ -36,6 +38,8 @@ type Deps struct {
 	Ready    func(context.Context) error // readiness probe (the database)
 	Logger   *slog.Logger
 	Registry *prometheus.Registry // metrics are registered here and served at /metrics
+	Matching *matching.Service
+	Places   func() *geo.Gazetteer // the gazetteer, loaded on first use
 }
 
 type server struct {
@@ -53,6 +57,8 @@ type server struct {
 	metrics  *metrics
 	problems *problems
 	api      huma.API
+	matching *matching.Service
+	places   func() *geo.Gazetteer
 }
 
 var installErrors sync.Once
@@ -72,6 +78,7 @@ func New(d Deps) http.Handler {
 		baseURL: d.BaseURL, https: strings.HasPrefix(d.BaseURL, "https://"), version: d.Version, users: d.Users, oauth: d.OAuth, keys: d.Keys, idem: d.Idem,
 		web: d.Web, ready: d.Ready, log: d.Logger, registry: d.Registry, metrics: newMetrics(d.Registry),
 		problems: &problems{docsURL: d.DocsURL},
+		matching: d.Matching, places: d.Places,
 	}
 	// Huma builds its errors through package-level hooks. They look up the
 	// request's problem builder, so servers with different settings (tests
