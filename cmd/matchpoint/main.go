@@ -3,7 +3,8 @@
 //	matchpoint serve                 run the HTTP service
 //	matchpoint migrate [up|status]   bring the database schema up to date
 //	matchpoint admin <command>       create users, clients, API keys; set tiers
-//	matchpoint bench <api|token>     measure throughput
+//	matchpoint bench <api|token|matching> measure throughput
+//	matchpoint seed --users N        fill the database with demo users
 package main
 
 import (
@@ -31,7 +32,8 @@ commands:
   serve     run the HTTP service
   migrate   bring the database schema up to date (migrate status lists migrations)
   admin     operator tools: create-user, create-client, create-api-key, set-tier, set-role
-  bench     measure throughput: bench api, bench token
+  bench     measure throughput: bench api, bench token, bench matching
+  seed      fill the database with synthetic demo users (seed --users N)
 
 Run "matchpoint <command> -h" for the flags of a command. Every flag also
 reads a MATCHPOINT_* environment variable.
@@ -54,6 +56,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = admin(ctx, args[1:], getenv, stdout, stderr)
 	case "bench":
 		err = benchCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "seed":
+		err = seed(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -101,17 +101,21 @@ func (s *Matching) Candidates(ctx context.Context, sports []string, ranges []mat
 		if i > 0 {
 			vals.WriteString(", ")
 		}
-		fmt.Fprintf(&vals, "(CAST($%d AS BIGINT), CAST($%d AS BIGINT))", len(args)+1, len(args)+2)
+		fmt.Fprintf(&vals, "(CAST(%s AS BIGINT), CAST(%s AS BIGINT))", s.db.Dialect.param(len(args)+1), s.db.Dialect.param(len(args)+2))
 		args = append(args, r.Lo, r.Hi)
 	}
-	sp := placeholders(len(args)+1, len(sports))
-	for _, x := range sports {
+	var sp strings.Builder
+	for i, x := range sports {
+		if i > 0 {
+			sp.WriteString(", ")
+		}
+		sp.WriteString(s.db.Dialect.param(len(args) + 1))
 		args = append(args, x)
 	}
 	args = append(args, limit)
 	q := `SELECT m.sport, m.user_id, m.skill, m.latitude, m.longitude, m.radius_km, m.levels, m.availability, m.active_at, m.pending_in
 		FROM (VALUES ` + vals.String() + `) AS r CROSS JOIN match_index m
-		WHERE m.sport IN (` + sp + `) AND m.cell BETWEEN r.column1 AND r.column2 LIMIT $` + fmt.Sprint(len(args))
+		WHERE m.sport IN (` + sp.String() + `) AND m.cell BETWEEN r.column1 AND r.column2 LIMIT ` + s.db.Dialect.param(len(args))
 	// Not through the statement cache: the text varies with the ranges.
 	rows, err := s.db.DB.QueryContext(ctx, q, args...)
 	if err != nil {
