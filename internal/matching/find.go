@@ -22,6 +22,9 @@ type Criteria struct {
 	MaxDistance float64  // kilometres; default: the caller's travel radius
 	Limit       int
 	Cursor      string
+	// ByDistance ranks by distance alone: the baseline of the ranking quality
+	// check, not offered by the API.
+	ByDistance bool
 }
 
 // Candidate is one recommendation.
@@ -127,7 +130,16 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 			list = append(list, c)
 		}
 	}
-	slices.SortFunc(list, compare)
+	if c.ByDistance {
+		slices.SortFunc(list, func(a, b *Candidate) int {
+			if a.Result.DistanceKM != b.Result.DistanceKM {
+				return cmpFloat(a.Result.DistanceKM, b.Result.DistanceKM)
+			}
+			return strings.Compare(a.User.ID, b.User.ID)
+		})
+	} else {
+		slices.SortFunc(list, compare)
+	}
 	limit := c.Limit
 	more := len(list) > limit
 	if more {
@@ -177,6 +189,13 @@ func requestedSports(in []string, me *users.User) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+func cmpFloat(a, b float64) int {
+	if a < b {
+		return -1
+	}
+	return 1
 }
 
 // compare orders recommendations: best score, then nearest, then id.
