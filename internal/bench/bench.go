@@ -34,6 +34,9 @@ type Options struct {
 	Duration    time.Duration // per measured round (api)
 	Rounds      int           // rounds of each configuration, interleaved (api)
 	Grants      int           // grants per grant type (token)
+
+	// Tune, if set, changes the service's settings before it starts.
+	Tune func(*config.Config)
 }
 
 // env is a service on a throwaway database, with one user and one client.
@@ -80,6 +83,9 @@ func start(ctx context.Context, o Options) (*env, error) {
 	}
 	e.url = "http://" + ln.Addr().String()
 	cfg := config.Config{DatabaseURL: dbURL, BaseURL: e.url, DocsURL: e.url + "/docs/errors"}
+	if o.Tune != nil {
+		o.Tune(&cfg)
+	}
 	a, err := app.Open(ctx, cfg, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		ln.Close()

@@ -2,17 +2,18 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
+	"github.com/matchpoint-api/matchpoint/internal/config"
 	"github.com/matchpoint-api/matchpoint/internal/geo"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
 	"github.com/matchpoint-api/matchpoint/internal/matching/synth"
@@ -31,21 +32,19 @@ type MatchingOptions struct {
 type searcher struct {
 	key   string
 	sport string
+	id    string
 }
 
-// Matching seeds each size of population and measures POST /v1/matches/find
-// from people in the most populous place (the dense case) and in villages
-// (the sparse case), over HTTP.
+// Matching seeds a population growing through each size and, at each,
+// measures POST /v1/matches/find from people in the most populous place
+// (the dense case) and in villages (the sparse case), over HTTP, in rounds
+// interleaved with GET /v1/users/me by the same people: the baseline that
+// tells this machine's load apart from the search's cost. It also times the
+// search in process, without HTTP.
 func Matching(ctx context.Context, o MatchingOptions, out io.Writer) error {
-	for _, n := range o.Sizes {
-		if err := matchingSize(ctx, o, n, out); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func matchingSize(ctx context.Context, o MatchingOptions, n int, out io.Writer) error {
+	// Searches repeat from a few hundred people: showings must not hold
+	// candidates back, or later rounds would search fewer of them.
+	o.Tune = func(c *config.Config) { c.MatchSuppressAfter = 1 << 30 }
 	e, err := start(ctx, o.Options)
 	if err != nil {
 		return err
@@ -53,7 +52,7 @@ func matchingSize(ctx context.Context, o MatchingOptions, n int, out io.Writer) 
 	defer e.close()
 	places := geo.Default().Places()
 	big := &places[0]
-	const sample = 200
+	const sample = 300
 	rnd := rand.New(rand.NewPCG(7, 7))
 	var dense, sparse []*users.User
 	seen := [2]int{}
@@ -65,58 +64,112 @@ func matchingSize(ctx context.Context, o MatchingOptions, n int, out io.Writer) 
 			(*list)[j] = u
 		}
 	}
-	g := synth.New(synth.Options{Seed: int64(n), Tag: "b"})
-	sum, err := synth.Seed(ctx, e.app.DB, g, n, 10000, "", synth.ProgressBar(o.Stderr, fmt.Sprintf("seed %d users (%s)", n, e.Engine), n),
-		func(p synth.Person) {
-			if !store.Recommendable(p.User) {
-				return
-			}
-			switch {
-			case p.Place == big:
-				keep(&dense, 0, p.User)
-			case p.Place.Population < 3000:
-				keep(&sparse, 1, p.User)
-			}
-		})
-	if err != nil {
-		return err
-	}
-	if _, err := e.app.DB.ExecContext(ctx, "ANALYZE"); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "bench matching: %s, %d users (%.0f users/s seeded, %d in %s), concurrency %d, %s per case\n",
-		e.Engine, n, sum.PerSecond, seen[0], big.Name, o.Concurrency, o.Duration)
-	c := newHTTPClient(o.Concurrency)
-	for _, cs := range []struct {
-		name   string
-		people []*users.User
-	}{{"dense: " + big.Name, dense}, {"sparse: villages < 3000 people", sparse}} {
-		var ss []searcher
-		for _, u := range cs.people {
-			_, k, err := e.app.Keys.Create(ctx, apikeys.Spec{UserID: u.ID, Name: "bench", Scopes: []string{"matching"}})
-			if err != nil {
-				return err
-			}
-			ss = append(ss, searcher{key: k, sport: u.Sports[0]})
-		}
-		if len(ss) == 0 {
-			fmt.Fprintf(out, "  %s: nobody to search from\n", cs.name)
+	g := synth.New(synth.Options{Seed: 1, Tag: "b"})
+	seeded := 0
+	for _, n := range o.Sizes {
+		if n <= seeded {
 			continue
 		}
-		var found, calls atomic.Int64
-		call := func(int) (bool, bool) {
-			s := ss[int(calls.Add(1))%len(ss)]
-			status, body := post(c, e.url+"/v1/matches/find", s.key, `{"sports":["`+s.sport+`"],"limit":20}`)
-			var l struct{ Data []json.RawMessage }
-			_ = json.Unmarshal(body, &l)
-			found.Add(int64(len(l.Data)))
-			return status == http.StatusOK, true
+		sum, err := synth.Seed(ctx, e.app.DB, g, n-seeded, 10000, "", synth.ProgressBar(o.Stderr, fmt.Sprintf("seed %d users (%s)", n, e.Engine), n-seeded),
+			func(p synth.Person) {
+				if !store.Recommendable(p.User) {
+					return
+				}
+				switch {
+				case p.Place == big:
+					keep(&dense, 0, p.User)
+				case p.Place.Population < 3000:
+					keep(&sparse, 1, p.User)
+				}
+			})
+		if err != nil {
+			return err
 		}
-		run("warm-up", o.Concurrency, time.Second, call)
-		found.Store(0)
-		st := run("POST /v1/matches/find, "+cs.name, o.Concurrency, o.Duration, call)
-		fmt.Fprintf(out, "  %s   (%.1f results per search)\n", st, float64(found.Load())/math.Max(1, float64(st.Requests)))
+		seeded = n
+		analyze := "ANALYZE"
+		if e.app.DB.Dialect == store.Postgres {
+			analyze = "VACUUM ANALYZE"
+		}
+		if _, err := e.app.DB.DB.ExecContext(ctx, analyze); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "bench matching: %s, %d users (seeded at %.0f users/s; %d live in %s), concurrency %d, %d rounds of %s\n",
+			e.Engine, n, sum.PerSecond, seen[0], big.Name, o.Concurrency, o.Rounds, o.Duration)
+		for _, cs := range []struct {
+			name   string
+			people []*users.User
+		}{{"dense (" + big.Name + ")", dense}, {"sparse (villages)", sparse}} {
+			if err := matchingCase(ctx, e, o, cs.name, cs.people, out); err != nil {
+				return err
+			}
+		}
 	}
+	return nil
+}
+
+func matchingCase(ctx context.Context, e *env, o MatchingOptions, name string, people []*users.User, out io.Writer) error {
+	if len(people) == 0 {
+		fmt.Fprintf(out, "  %s: nobody to search from\n", name)
+		return nil
+	}
+	var ss []searcher
+	for _, u := range people {
+		_, k, err := e.app.Keys.Create(ctx, apikeys.Spec{UserID: u.ID, Name: "bench", Scopes: []string{"matching", "read"}})
+		if err != nil {
+			return err
+		}
+		ss = append(ss, searcher{key: k, sport: u.Sports[0], id: u.ID})
+	}
+
+	// The work alone, in process, one search at a time.
+	var lat []time.Duration
+	found := 0
+	deadline := time.Now().Add(o.Duration)
+	for i := 0; time.Now().Before(deadline); i++ {
+		s := ss[i%len(ss)]
+		t0 := time.Now()
+		cs, _, err := e.app.Matching.Find(ctx, s.id, matching.Criteria{Sports: []string{s.sport}, Limit: 20})
+		if err != nil {
+			return err
+		}
+		lat = append(lat, time.Since(t0))
+		found += len(cs)
+	}
+	slices.Sort(lat)
+	fmt.Fprintf(out, "  %s: in process, one at a time: p50 %.2f ms, p99 %.2f ms (%d searches, %.1f results each)\n",
+		name, ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]), len(lat), float64(found)/float64(len(lat)))
+
+	c := newHTTPClient(o.Concurrency)
+	var calls atomic.Int64
+	find := func(int) (bool, bool) {
+		s := ss[int(calls.Add(1))%len(ss)]
+		status, _ := post(c, e.url+"/v1/matches/find", s.key, `{"sports":["`+s.sport+`"],"limit":20}`)
+		return status == http.StatusOK, true
+	}
+	me := func(int) (bool, bool) {
+		s := ss[int(calls.Add(1))%len(ss)]
+		return get(c, e.url+"/v1/users/me", s.key), true
+	}
+	// Each key's first use records when it was last used (a write); do that
+	// for every key before measuring, as a real client's key would have.
+	for _, s := range ss {
+		get(c, e.url+"/v1/users/me", s.key)
+	}
+	run("warm-up", o.Concurrency, time.Second, find)
+	var best, base Stats
+	for i := range o.Rounds {
+		f := run("POST /v1/matches/find", o.Concurrency, o.Duration, find)
+		m := run("GET /v1/users/me (baseline)", o.Concurrency, o.Duration, me)
+		fmt.Fprintf(out, "    round %d\n      %s\n      %s\n", i+1, f, m)
+		if i == 0 || f.P99 < best.P99 {
+			best = f
+		}
+		if i == 0 || m.P99 < base.P99 {
+			base = m
+		}
+	}
+	fmt.Fprintf(out, "  %s: best round over HTTP: find p50 %.2f ms p99 %.2f ms %.0f req/s; GET /v1/users/me p50 %.2f ms p99 %.2f ms %.0f req/s (find/baseline p99 %.1fx)\n",
+		name, ms(best.P50), ms(best.P99), best.Rate(), ms(base.P50), ms(base.P99), base.Rate(), float64(best.P99)/math.Max(1, float64(base.P99)))
 	return nil
 }
 

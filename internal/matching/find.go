@@ -36,7 +36,7 @@ type Candidate struct {
 
 // stages are the search radii, in km: a search reads the nearest ring first
 // and widens until it has enough rows or reaches the maximum distance.
-var stages = []float64{10, 25, 50, 100, 200, 400, 1000}
+var stages = []float64{25, 50, 100, 200, 400, 1000}
 
 // Find returns recommendations for userID: everyone who passes the hard
 // filters, best score first, then nearest, then by id.

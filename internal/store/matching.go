@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
@@ -19,7 +20,10 @@ import (
 )
 
 // Matching implements matching.Store.
-type Matching struct{ db *DB }
+type Matching struct {
+	db  *DB
+	imp impressionQueue
+}
 
 // NewMatching returns the matching store over db.
 func NewMatching(db *DB) *Matching { return &Matching{db: db} }
@@ -95,29 +99,21 @@ func (s *Matching) Candidates(ctx context.Context, sports []string, ranges []mat
 	if len(sports) == 0 || len(ranges) == 0 || limit <= 0 {
 		return nil, nil
 	}
-	args := make([]any, 0, 2*len(ranges)+len(sports)+1)
-	var vals strings.Builder
-	for i, r := range ranges {
-		if i > 0 {
-			vals.WriteString(", ")
+	const cols = `m.sport, m.user_id, m.skill, m.latitude, m.longitude, m.radius_km, m.levels, m.availability, m.active_at, m.pending_in`
+	var rows *sql.Rows
+	var err error
+	if s.db.Dialect == Postgres {
+		// Arrays keep one statement text for every search, so PostgreSQL
+		// plans it once per connection instead of once per search.
+		los, his := make([]int64, len(ranges)), make([]int64, len(ranges))
+		for i, r := range ranges {
+			los[i], his[i] = r.Lo, r.Hi
 		}
-		fmt.Fprintf(&vals, "(CAST(%s AS BIGINT), CAST(%s AS BIGINT))", s.db.Dialect.param(len(args)+1), s.db.Dialect.param(len(args)+2))
-		args = append(args, r.Lo, r.Hi)
+		rows, err = s.db.QueryContext(ctx, `SELECT `+cols+` FROM unnest($1::bigint[], $2::bigint[]) AS r(lo, hi)
+			JOIN match_index m ON m.cell BETWEEN r.lo AND r.hi WHERE m.sport = ANY($3::text[]) LIMIT $4`, los, his, sports, limit)
+	} else {
+		rows, err = s.sqliteCandidates(ctx, cols, sports, ranges, limit)
 	}
-	var sp strings.Builder
-	for i, x := range sports {
-		if i > 0 {
-			sp.WriteString(", ")
-		}
-		sp.WriteString(s.db.Dialect.param(len(args) + 1))
-		args = append(args, x)
-	}
-	args = append(args, limit)
-	q := `SELECT m.sport, m.user_id, m.skill, m.latitude, m.longitude, m.radius_km, m.levels, m.availability, m.active_at, m.pending_in
-		FROM (VALUES ` + vals.String() + `) AS r CROSS JOIN match_index m
-		WHERE m.sport IN (` + sp.String() + `) AND m.cell BETWEEN r.column1 AND r.column2 LIMIT ` + s.db.Dialect.param(len(args))
-	// Not through the statement cache: the text varies with the ranges.
-	rows, err := s.db.DB.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: match candidates: %w", err)
 	}
@@ -136,6 +132,46 @@ func (s *Matching) Candidates(ctx context.Context, sports []string, ranges []mat
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// sqliteCandidates joins the ranges as a VALUES list. Its shape is rounded
+// up to a few sizes, padded with ranges and sports that match nothing, so
+// that the prepared statements of the cache serve every search; the
+// parameters are "?", which the driver binds without looking names up.
+func (s *Matching) sqliteCandidates(ctx context.Context, cols string, sports []string, ranges []matching.CellRange, limit int) (*sql.Rows, error) {
+	ranges = slices.Clone(ranges)
+	for len(ranges) < bucket(len(ranges)) {
+		ranges = append(ranges, matching.CellRange{Lo: 1, Hi: 0})
+	}
+	sports = slices.Clone(sports)
+	for len(sports) < bucket(len(sports)) {
+		sports = append(sports, "")
+	}
+	args := make([]any, 0, 2*len(ranges)+len(sports)+1)
+	var vals strings.Builder
+	for i, r := range ranges {
+		if i > 0 {
+			vals.WriteString(", ")
+		}
+		vals.WriteString("(CAST(? AS BIGINT), CAST(? AS BIGINT))")
+		args = append(args, r.Lo, r.Hi)
+	}
+	in := strings.TrimSuffix(strings.Repeat("?, ", len(sports)), ", ")
+	for _, x := range sports {
+		args = append(args, x)
+	}
+	args = append(args, limit)
+	return s.db.QueryContext(ctx, `SELECT `+cols+` FROM (VALUES `+vals.String()+`) AS r CROSS JOIN match_index m
+		WHERE m.sport IN (`+in+`) AND m.cell BETWEEN r.column1 AND r.column2 LIMIT ?`, args...)
+}
+
+// bucket rounds a count up to a power of two (at least 2).
+func bucket(n int) int {
+	b := 2
+	for b < n {
+		b *= 2
+	}
+	return b
 }
 
 // Excluded gathers, in one statement, everyone a search must leave out.
@@ -162,23 +198,92 @@ func (s *Matching) Excluded(ctx context.Context, userID string, now, declinedSin
 	return out, rows.Err()
 }
 
-// RecordImpressions counts showings in one statement.
+// RecordImpressions counts showings. Searches record theirs on every call,
+// so concurrent ones share a transaction (group commit): the first to come
+// writes everyone's queued showings while the others wait for it, instead of
+// each taking the write lock in turn (on SQLite, waiting on the busy handler).
 func (s *Matching) RecordImpressions(ctx context.Context, viewer string, candidates []string, now time.Time, after int, hold time.Duration) error {
 	if len(candidates) == 0 {
 		return nil
 	}
-	args := []any{viewer, micros(now), after, micros(now.Add(hold))}
-	var vals strings.Builder
-	for i, c := range candidates {
-		if i > 0 {
-			vals.WriteString(", ")
+	req := &impressions{viewer: viewer, candidates: candidates, now: now, after: after, hold: hold, done: make(chan error, 1)}
+	s.imp.mu.Lock()
+	s.imp.queue = append(s.imp.queue, req)
+	lead := !s.imp.writing
+	s.imp.writing = true
+	s.imp.mu.Unlock()
+	if lead {
+		for {
+			s.imp.mu.Lock()
+			batch := s.imp.queue
+			s.imp.queue = nil
+			if len(batch) == 0 {
+				s.imp.writing = false
+				s.imp.mu.Unlock()
+				break
+			}
+			s.imp.mu.Unlock()
+			// The batch is written whatever becomes of this request's context;
+			// one search's showings need no transaction of their own.
+			var err error
+			if len(batch) == 1 {
+				err = batch[0].write(ctx, s.db, s.db.Dialect)
+			} else {
+				err = s.db.Tx(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+					for _, r := range batch {
+						if err := r.write(ctx, tx, s.db.Dialect); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+			}
+			for _, r := range batch {
+				r.done <- err
+			}
 		}
-		fmt.Fprintf(&vals, "($1, $%d, 1, $2, 0)", len(args)+1)
-		args = append(args, c)
 	}
-	// The after-th showing holds the candidate back and starts the count anew.
-	_, err := s.db.DB.ExecContext(ctx, `INSERT INTO match_impressions (viewer_id, candidate_id, shown, last_shown_at, suppressed_until)
-		VALUES `+vals.String()+` ON CONFLICT (viewer_id, candidate_id) DO UPDATE SET
+	return <-req.done
+}
+
+// impressionQueue is the group commit of RecordImpressions.
+type impressionQueue struct {
+	mu      sync.Mutex
+	queue   []*impressions
+	writing bool
+}
+
+type impressions struct {
+	viewer     string
+	candidates []string
+	now        time.Time
+	after      int
+	hold       time.Duration
+	done       chan error
+}
+
+// write counts one search's showings in one statement; the after-th showing
+// holds the candidate back and starts the count anew.
+func (r *impressions) write(ctx context.Context, tx interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, d Dialect) error {
+	args := []any{r.viewer, micros(r.now), r.after, micros(r.now.Add(r.hold))}
+	var rows string
+	if d == Postgres {
+		rows, args = `SELECT $1, c, 1, $2, 0 FROM unnest($5::text[]) AS c`, append(args, r.candidates)
+	} else {
+		var vals strings.Builder
+		for i, c := range r.candidates {
+			if i > 0 {
+				vals.WriteString(", ")
+			}
+			fmt.Fprintf(&vals, "($1, $%d, 1, $2, 0)", len(args)+1)
+			args = append(args, c)
+		}
+		rows = `VALUES ` + vals.String()
+	}
+	_, err := tx.ExecContext(context.WithoutCancel(ctx), `INSERT INTO match_impressions (viewer_id, candidate_id, shown, last_shown_at, suppressed_until)
+		`+rows+` ON CONFLICT (viewer_id, candidate_id) DO UPDATE SET
 		shown = CASE WHEN match_impressions.shown + 1 >= $3 THEN 0 ELSE match_impressions.shown + 1 END,
 		suppressed_until = CASE WHEN match_impressions.shown + 1 >= $3 THEN $4 ELSE match_impressions.suppressed_until END,
 		last_shown_at = $2`, args...)
@@ -199,7 +304,10 @@ func (s *Matching) Profiles(ctx context.Context, ids []string) (map[string]*user
 		args[i] = id
 	}
 	in := placeholders(1, len(ids))
-	rows, err := s.db.DB.QueryContext(ctx, `SELECT `+userColumns+` FROM users WHERE deleted_at IS NULL AND id IN (`+in+`)`, args...)
+	if s.db.Dialect == Postgres {
+		in, args = `SELECT unnest($1::text[])`, []any{ids}
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+userColumns+` FROM users WHERE deleted_at IS NULL AND id IN (`+in+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: read profiles: %w", err)
 	}
@@ -216,7 +324,7 @@ func (s *Matching) Profiles(ctx context.Context, ids []string) (map[string]*user
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = s.db.DB.QueryContext(ctx, `SELECT user_id, sport, COALESCE(skill_level, '') FROM user_sports WHERE user_id IN (`+in+`) ORDER BY user_id, position`, args...)
+	rows, err = s.db.QueryContext(ctx, `SELECT user_id, sport, COALESCE(skill_level, '') FROM user_sports WHERE user_id IN (`+in+`) ORDER BY user_id, position`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: read profiles: %w", err)
 	}
