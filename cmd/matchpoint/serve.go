@@ -21,7 +21,8 @@ const shutdownGrace = 30 * time.Second
 // keys are deleted.
 const janitorEvery = 10 * time.Minute
 
-// matchExpiryEvery is how often pending match requests past their time expire.
+// matchExpiryEvery is how often pending match requests past their time
+// expire, unless configured.
 const matchExpiryEvery = time.Minute
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
@@ -59,7 +60,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	jctx, stopJanitor := context.WithCancel(context.Background())
 	defer stopJanitor()
 	go a.RunJanitor(jctx, janitorEvery, log)
-	go a.RunMatchExpiry(jctx, matchExpiryEvery, log)
+	expiryEvery := cfg.MatchExpiryEvery
+	if expiryEvery <= 0 {
+		expiryEvery = matchExpiryEvery
+	}
+	go a.RunMatchExpiry(jctx, expiryEvery, log)
 	go geo.Default() // load the gazetteer now rather than on the first request that needs it
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", a.DB.Dialect,
 		"startup", time.Since(start).Round(time.Millisecond).String())

@@ -29,6 +29,7 @@ type Config struct {
 	MatchSuppressAfter int           // showings without action before a candidate is held back
 	MatchSuppressFor   time.Duration // how long it is held back
 	MatchPendingCap    int           // unanswered requests from which a person is not recommended
+	MatchExpiryEvery   time.Duration // how often each node expires due requests
 
 	badEnv []string // duration variables that did not parse, reported by Validate
 }
@@ -63,6 +64,8 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
 		"showings of a candidate without action before it is held back (MATCHPOINT_MATCH_SUPPRESS_AFTER)")
 	fs.DurationVar(&c.MatchSuppressFor, "match-suppress-for", c.envDuration(getenv, "MATCHPOINT_MATCH_SUPPRESS_FOR", 7*24*time.Hour),
 		"how long a candidate shown too often is held back (MATCHPOINT_MATCH_SUPPRESS_FOR)")
+	fs.DurationVar(&c.MatchExpiryEvery, "match-expiry-every", c.envDuration(getenv, "MATCHPOINT_MATCH_EXPIRY_EVERY", time.Minute),
+		"how often pending match requests past their time are expired (MATCHPOINT_MATCH_EXPIRY_EVERY)")
 	fs.IntVar(&c.MatchPendingCap, "match-pending-cap", c.envInt(getenv, "MATCHPOINT_MATCH_PENDING_CAP", 20),
 		"people holding this many unanswered match requests are not recommended (MATCHPOINT_MATCH_PENDING_CAP)")
 	return c
@@ -108,7 +111,7 @@ func (c *Config) Validate() error {
 	if len(c.badEnv) > 0 {
 		return fmt.Errorf("config: %s must be a duration like 720h or a whole number", strings.Join(c.badEnv, ", "))
 	}
-	if c.MatchRequestTTL < 0 || c.MatchSuppressFor < 0 || c.MatchSuppressAfter < 0 || c.MatchPendingCap < 0 {
+	if c.MatchRequestTTL < 0 || c.MatchSuppressFor < 0 || c.MatchSuppressAfter < 0 || c.MatchPendingCap < 0 || c.MatchExpiryEvery < 0 {
 		return errors.New("config: matching settings must not be negative")
 	}
 	if c.OutboxRetention <= 0 {
