@@ -86,5 +86,9 @@ func seedUsers(ctx context.Context, e *seedEnv) (any, error) {
 	var tag [2]byte
 	_, _ = rand.Read(tag[:])
 	g := synth.New(synth.Options{Seed: e.seed, Tag: hex.EncodeToString(tag[:])})
-	return synth.Seed(ctx, e.db, g, e.users, e.batch, hash, synth.ProgressBar(e.stderr, "users", e.users), nil)
+	sum, err := synth.Seed(ctx, e.db, g, e.users, e.batch, hash, synth.ProgressBar(e.stderr, "users", e.users), nil)
+	if err != nil {
+		return nil, err
+	}
+	return sum, e.db.OptimizeMatchIndex(ctx)
 }

@@ -87,11 +87,7 @@ func Matching(ctx context.Context, o MatchingOptions, out io.Writer) error {
 			return err
 		}
 		seeded = n
-		analyze := "ANALYZE"
-		if e.app.DB.Dialect == store.Postgres {
-			analyze = "VACUUM ANALYZE"
-		}
-		if _, err := e.app.DB.DB.ExecContext(ctx, analyze); err != nil {
+		if err := e.app.DB.OptimizeMatchIndex(ctx); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "bench matching: %s, %d users (seeded at %.0f users/s; %d live in %s), concurrency %d, %d rounds of %s\n",

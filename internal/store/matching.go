@@ -109,8 +109,12 @@ func (s *Matching) Candidates(ctx context.Context, sports []string, ranges []mat
 		for i, r := range ranges {
 			los[i], his[i] = r.Lo, r.Hi
 		}
+		// LATERAL with OFFSET 0 keeps one index range scan per cell range:
+		// joined plainly, the planner may scan every row of a popular sport
+		// in the hope that LIMIT stops it early.
 		rows, err = s.db.QueryContext(ctx, `SELECT `+cols+` FROM unnest($1::bigint[], $2::bigint[]) AS r(lo, hi)
-			JOIN match_index m ON m.cell BETWEEN r.lo AND r.hi WHERE m.sport = ANY($3::text[]) LIMIT $4`, los, his, sports, limit)
+			CROSS JOIN LATERAL (SELECT * FROM match_index x WHERE x.sport = ANY($3::text[]) AND x.cell BETWEEN r.lo AND r.hi OFFSET 0) m
+			LIMIT $4`, los, his, sports, limit)
 	} else {
 		rows, err = s.sqliteCandidates(ctx, cols, sports, ranges, limit)
 	}

@@ -118,3 +118,19 @@ func insertRows(ctx context.Context, tx *sql.Tx, d Dialect, head string, rows []
 	}
 	return nil
 }
+
+// OptimizeMatchIndex refreshes the planner's statistics after a bulk load
+// and, on PostgreSQL, rewrites the search index in key order, so that the
+// rows of one cell range sit on a few pages (SQLite keeps match_index in key
+// order by itself: it is a WITHOUT ROWID table).
+func (db *DB) OptimizeMatchIndex(ctx context.Context) error {
+	if db.Dialect == Postgres {
+		if _, err := db.DB.ExecContext(ctx, `CLUSTER match_index USING match_index_pkey`); err != nil {
+			return fmt.Errorf("store: cluster match index: %w", err)
+		}
+		_, err := db.DB.ExecContext(ctx, `VACUUM ANALYZE`)
+		return err
+	}
+	_, err := db.DB.ExecContext(ctx, `ANALYZE`)
+	return err
+}
