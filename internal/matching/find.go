@@ -36,14 +36,28 @@ type Candidate struct {
 
 // stages are the search radii, in km: a search reads the nearest ring first
 // and widens until it has enough rows or reaches the maximum distance.
-var stages = []float64{25, 50, 100, 200, 400, 1000}
+var stages = []float64{25, 100, 400, 1000}
 
 // Find returns recommendations for userID: everyone who passes the hard
 // filters, best score first, then nearest, then by id.
 func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candidate, bool, error) {
+	// The caller's profile and who to leave out are independent reads: run
+	// them side by side (on PostgreSQL, two round trips for the price of one).
+	now := s.clock.Now()
+	var excluded Excluded
+	var exErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		excluded, exErr = s.store.Excluded(ctx, userID, now, now.Add(-s.cfg.DeclineCooldown))
+	}()
 	ps, err := s.store.Profiles(ctx, []string{userID})
+	<-done
 	if err != nil {
 		return nil, false, err
+	}
+	if exErr != nil {
+		return nil, false, exErr
 	}
 	me := ps[userID]
 	if me == nil {
@@ -86,11 +100,6 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 		}
 	}
 
-	now := s.clock.Now()
-	excluded, err := s.store.Excluded(ctx, userID, now, now.Add(-s.cfg.DeclineCooldown))
-	if err != nil {
-		return nil, false, err
-	}
 	mine := ProfileOf(me, now)
 	best := map[string]*Candidate{}
 	read, inner := 0, 0.0
@@ -152,21 +161,28 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 	for i, c := range list {
 		idsOf[i] = c.User.ID
 	}
+	// Showings are counted while the profiles are read: a candidate whose
+	// account went in between counts once for nothing.
+	var impErr error
+	done = make(chan struct{})
+	go func() {
+		defer close(done)
+		impErr = s.store.RecordImpressions(ctx, userID, idsOf, now, s.cfg.SuppressAfter, s.cfg.SuppressFor)
+	}()
 	profiles, err := s.store.Profiles(ctx, idsOf)
+	<-done
 	if err != nil {
 		return nil, false, err
 	}
+	if impErr != nil {
+		return nil, false, impErr
+	}
 	out := list[:0]
-	shown := idsOf[:0]
 	for _, c := range list {
 		if u := profiles[c.User.ID]; u != nil {
 			c.User = u
 			out = append(out, c)
-			shown = append(shown, u.ID)
 		}
-	}
-	if err := s.store.RecordImpressions(ctx, userID, shown, now, s.cfg.SuppressAfter, s.cfg.SuppressFor); err != nil {
-		return nil, false, err
 	}
 	return out, more, nil
 }

@@ -297,7 +297,8 @@ func (r *impressions) write(ctx context.Context, tx interface {
 	return nil
 }
 
-// Profiles reads live accounts with their sports, two statements in all.
+// Profiles reads live accounts with their sports in one statement (one row
+// per sport).
 func (s *Matching) Profiles(ctx context.Context, ids []string) (map[string]*users.User, error) {
 	out := make(map[string]*users.User, len(ids))
 	if len(ids) == 0 {
@@ -307,41 +308,33 @@ func (s *Matching) Profiles(ctx context.Context, ids []string) (map[string]*user
 	for i, id := range ids {
 		args[i] = id
 	}
-	in := placeholders(1, len(ids))
+	in := `users.id IN (` + placeholders(1, len(ids)) + `)`
 	if s.db.Dialect == Postgres {
-		in, args = `SELECT unnest($1::text[])`, []any{ids}
+		in, args = `users.id = ANY($1::text[])`, []any{ids}
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+userColumns+` FROM users WHERE deleted_at IS NULL AND id IN (`+in+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: read profiles: %w", err)
-	}
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("store: read profiles: %w", err)
-		}
-		u.Sports, u.SkillLevels = []string{}, map[string]string{}
-		out[u.ID] = u
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows, err = s.db.QueryContext(ctx, `SELECT user_id, sport, COALESCE(skill_level, '') FROM user_sports WHERE user_id IN (`+in+`) ORDER BY user_id, position`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+userColumns+`, user_sports.sport, user_sports.skill_level
+		FROM users LEFT JOIN user_sports ON user_sports.user_id = users.id
+		WHERE users.deleted_at IS NULL AND `+in+` ORDER BY users.id, user_sports.position`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: read profiles: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id, sport, level string
-		if err := rows.Scan(&id, &sport, &level); err != nil {
+		var sport, level sql.NullString
+		row, err := scanUser(rows, &sport, &level)
+		if err != nil {
 			return nil, fmt.Errorf("store: read profiles: %w", err)
 		}
-		if u := out[id]; u != nil {
-			u.Sports = append(u.Sports, sport)
-			if level != "" {
-				u.SkillLevels[sport] = level
+		u := out[row.ID]
+		if u == nil {
+			u = row
+			u.Sports, u.SkillLevels = []string{}, map[string]string{}
+			out[u.ID] = u
+		}
+		if sport.Valid {
+			u.Sports = append(u.Sports, sport.String)
+			if level.Valid {
+				u.SkillLevels[sport.String] = level.String
 			}
 		}
 	}
