@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
 	"github.com/matchpoint-api/matchpoint/internal/users"
 )
 
@@ -32,6 +35,15 @@ func (db *DB) SeedUsers(ctx context.Context, us []*users.User, passwordHash stri
 		for _, r := range IndexRows(u, 0) {
 			indexRows = append(indexRows, r.Args())
 		}
+	}
+	if db.Dialect == Postgres {
+		return db.copyRows(ctx, []copyTable{
+			{"users", []string{"id", "email", "email_key", "username", "username_key", "first_name", "last_name",
+				"password_hash", "location", "latitude", "longitude", "travel_radius_km", "bio", "timezone", "availability",
+				"profile_visibility", "discoverable", "show_location", "verified", "role", "tier", "created_at", "updated_at", "location_source"}, userRows},
+			{"user_sports", []string{"user_id", "sport", "skill_level", "position"}, sportRows},
+			{"match_index", strings.Split(strings.ReplaceAll(IndexColumns, " ", ""), ","), indexRows},
+		})
 	}
 	return db.Tx(ctx, func(tx *sql.Tx) error {
 		if db.Dialect == SQLite {
@@ -133,4 +145,62 @@ func (db *DB) OptimizeMatchIndex(ctx context.Context) error {
 	}
 	_, err := db.DB.ExecContext(ctx, `ANALYZE`)
 	return err
+}
+
+type copyTable struct {
+	name string
+	cols []string
+	rows [][]any
+}
+
+// copyRows writes tables with PostgreSQL's COPY protocol, in one transaction.
+func (db *DB) copyRows(ctx context.Context, tables []copyTable) error {
+	conn, err := db.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		tx, err := pc.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = tx.Rollback(ctx) }()
+		for _, t := range tables {
+			for _, r := range t.rows {
+				for i, v := range r {
+					r[i] = plain(v)
+				}
+			}
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{t.name}, t.cols, pgx.CopyFromRows(t.rows)); err != nil {
+				return fmt.Errorf("store: copy %s: %w", t.name, err)
+			}
+		}
+		return tx.Commit(ctx)
+	})
+}
+
+// plain turns database/sql null wrappers into what COPY encodes.
+func plain(v any) any {
+	switch x := v.(type) {
+	case sql.NullString:
+		if !x.Valid {
+			return nil
+		}
+		return x.String
+	case sql.NullFloat64:
+		if !x.Valid {
+			return nil
+		}
+		return x.Float64
+	case sql.NullInt64:
+		if !x.Valid {
+			return nil
+		}
+		return x.Int64
+	case int:
+		return int64(x)
+	}
+	return v
 }
