@@ -32,6 +32,7 @@ type Candidate struct {
 	User       *users.User
 	Result     Result
 	DistanceKM int
+	profile    Profile
 }
 
 // stages are the search radii, in km: a search reads the nearest ring first
@@ -124,7 +125,7 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 				continue
 			}
 			res := Score(&mine, &row.Profile, now)
-			best[id] = &Candidate{Result: res, DistanceKM: RoundKM(d)}
+			best[id] = &Candidate{Result: res, DistanceKM: RoundKM(d), profile: row.Profile}
 		}
 		inner = radius
 		if read >= s.cfg.Candidates || radius >= maxDist {
@@ -181,6 +182,7 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 	for _, c := range list {
 		if u := profiles[c.User.ID]; u != nil {
 			c.User = u
+			c.Result.Explain(&c.profile, now)
 			out = append(out, c)
 		}
 	}

@@ -1,6 +1,7 @@
 package matching
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -48,15 +49,12 @@ func (w Week) Bytes() []byte {
 	return b
 }
 
-// WeekFromBytes decodes Bytes.
+// WeekFromBytes decodes Bytes: bit h of the set is bit h%8 of byte h/8,
+// so the bytes are the three words in little-endian order.
 func WeekFromBytes(b []byte) Week {
-	var w Week
-	for i := 0; i < 168 && i/8 < len(b); i++ {
-		if b[i/8]&(1<<(i%8)) != 0 {
-			w.set(i)
-		}
-	}
-	return w
+	var buf [24]byte
+	copy(buf[:], b)
+	return Week{binary.LittleEndian.Uint64(buf[0:]), binary.LittleEndian.Uint64(buf[8:]), binary.LittleEndian.Uint64(buf[16:]) & (1<<40 - 1)}
 }
 
 // WeekOf turns availability slots, in time zone tz, into UTC hours of the

@@ -47,12 +47,18 @@ type Result struct {
 	Score      int
 	Common     []string // common sports, sorted
 	DistanceKM float64
-	Reasons    []Reason
+	Reasons    []Reason // filled by Explain
 	// AB and BA are the two sides, for tests and the quality check.
 	AB, BA float64
+
+	// The factors of each side, for Explain.
+	sportsA, sportsB, skill, distA, distB, availA, availB, actA, actB float64
+	rated, hours                                                      int
+	statedA, statedB                                                  bool
 }
 
-// Score rates the pair (a, b) from a's point of view at time now.
+// Score rates the pair (a, b) from a's point of view at time now. It builds
+// no text: searches score many candidates and explain only those they show.
 func Score(a, b *Profile, now time.Time) Result {
 	var r Result
 	for s := range a.Levels {
@@ -67,20 +73,19 @@ func Score(a, b *Profile, now time.Time) Result {
 		}
 		return float64(len(r.Common)) / float64(n)
 	}
-	sportsA, sportsB := share(len(a.Levels)), share(len(b.Levels))
+	r.sportsA, r.sportsB = share(len(a.Levels)), share(len(b.Levels))
 
-	skill, rated := 0.0, 0
 	for _, s := range r.Common {
 		la, lb := a.Levels[s], b.Levels[s]
 		if la > 0 && lb > 0 {
-			skill += 1 - math.Abs(float64(la-lb))/3
-			rated++
+			r.skill += 1 - math.Abs(float64(la-lb))/3
+			r.rated++
 		}
 	}
-	if rated > 0 {
-		skill /= float64(rated)
+	if r.rated > 0 {
+		r.skill /= float64(r.rated)
 	} else {
-		skill = 0.5
+		r.skill = 0.5
 	}
 
 	r.DistanceKM = DistanceKM(a.Lat, a.Lon, b.Lat, b.Lon)
@@ -90,12 +95,14 @@ func Score(a, b *Profile, now time.Time) Result {
 		}
 		return math.Max(0, 1-r.DistanceKM/radius)
 	}
-	distA, distB := near(a.RadiusKM), near(b.RadiusKM)
+	r.distA, r.distB = near(a.RadiusKM), near(b.RadiusKM)
 
-	both := a.Week.And(b.Week).Hours()
-	availA, availB := 0.5, 0.5
-	if ha, hb := a.Week.Hours(), b.Week.Hours(); ha > 0 && hb > 0 {
-		availA, availB = float64(both)/float64(ha), float64(both)/float64(hb)
+	r.hours = a.Week.And(b.Week).Hours()
+	r.availA, r.availB = 0.5, 0.5
+	ha, hb := a.Week.Hours(), b.Week.Hours()
+	r.statedA, r.statedB = ha > 0, hb > 0
+	if ha > 0 && hb > 0 {
+		r.availA, r.availB = float64(r.hours)/float64(ha), float64(r.hours)/float64(hb)
 	}
 
 	activity := func(p *Profile) float64 {
@@ -103,37 +110,41 @@ func Score(a, b *Profile, now time.Time) Result {
 		if age < 0 {
 			age = 0
 		}
-		return math.Pow(0.5, float64(age)/float64(activityHalfLife))
+		return math.Exp2(-float64(age) / float64(activityHalfLife))
 	}
-	actB, actA := activity(b), activity(a) // what A gets from B's activity, and B from A's
+	r.actB, r.actA = activity(b), activity(a) // what A gets from B's activity, and B from A's
 
-	r.AB = wSports*sportsA + wSkill*skill + wDistance*distA + wAvail*availA + wActivity*actB
-	r.BA = wSports*sportsB + wSkill*skill + wDistance*distB + wAvail*availB + wActivity*actA
+	r.AB = wSports*r.sportsA + wSkill*r.skill + wDistance*r.distA + wAvail*r.availA + wActivity*r.actB
+	r.BA = wSports*r.sportsB + wSkill*r.skill + wDistance*r.distB + wAvail*r.availB + wActivity*r.actA
 	if r.AB+r.BA > 0 {
 		r.Score = int(math.Round(100 * 2 * r.AB * r.BA / (r.AB + r.BA)))
 	}
+	return r
+}
 
+// Explain fills Reasons: each factor from both sides, with a sentence. b is
+// the other person (whose last activity it describes).
+func (r *Result) Explain(b *Profile, now time.Time) {
 	pct := func(x float64) int { return int(math.Round(100 * x)) }
 	sportsDetail := "no sport in common"
 	if len(r.Common) > 0 {
 		sportsDetail = fmt.Sprintf("%d sport(s) in common: %s", len(r.Common), strings.Join(r.Common, ", "))
 	}
 	skillDetail := "no skill levels to compare"
-	if rated > 0 {
-		skillDetail = fmt.Sprintf("skill levels compared in %d common sport(s)", rated)
+	if r.rated > 0 {
+		skillDetail = fmt.Sprintf("skill levels compared in %d common sport(s)", r.rated)
 	}
 	availDetail := "availability not stated by both"
-	if a.Week.Hours() > 0 && b.Week.Hours() > 0 {
-		availDetail = fmt.Sprintf("%d hour(s) a week free at the same time", both)
+	if r.statedA && r.statedB {
+		availDetail = fmt.Sprintf("%d hour(s) a week free at the same time", r.hours)
 	}
 	r.Reasons = []Reason{
-		{"sports", pct(sportsA), pct(sportsB), sportsDetail},
-		{"skill", pct(skill), pct(skill), skillDetail},
-		{"distance", pct(distA), pct(distB), fmt.Sprintf("about %d km apart", RoundKM(r.DistanceKM))},
-		{"availability", pct(availA), pct(availB), availDetail},
-		{"activity", pct(actB), pct(actA), activityDetail(now.Sub(b.ActiveAt))},
+		{"sports", pct(r.sportsA), pct(r.sportsB), sportsDetail},
+		{"skill", pct(r.skill), pct(r.skill), skillDetail},
+		{"distance", pct(r.distA), pct(r.distB), fmt.Sprintf("about %d km apart", RoundKM(r.DistanceKM))},
+		{"availability", pct(r.availA), pct(r.availB), availDetail},
+		{"activity", pct(r.actB), pct(r.actA), activityDetail(now.Sub(b.ActiveAt))},
 	}
-	return r
 }
 
 func activityDetail(age time.Duration) string {

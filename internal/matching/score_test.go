@@ -14,6 +14,7 @@ func TestScoreSymmetricAndReciprocal(t *testing.T) {
 	b := Profile{UserID: "b", Levels: map[string]int{"tennis": 3}, Lat: 48.90, Lon: 2.30, RadiusKM: 10,
 		Week: WeekOf([]users.Slot{{Day: "monday", Start: "17:00", End: "20:00"}}, "Europe/London", now), ActiveAt: now.Add(-20 * 24 * time.Hour)}
 	ab, ba := Score(&a, &b, now), Score(&b, &a, now)
+	ab.Explain(&b, now)
 	if ab.Score != ba.Score || ab.Score <= 0 || ab.Score > 100 {
 		t.Fatalf("score a->b %d, b->a %d", ab.Score, ba.Score)
 	}
@@ -68,5 +69,17 @@ func TestRanges(t *testing.T) {
 	ring := Ranges(lat, lon, 30, 10)
 	if in(ring, Cell(lat, lon)) || !in(ring, Cell(49.1, 179.8)) {
 		t.Error("ring wrong")
+	}
+}
+
+// BenchmarkScore is the cost of scoring one candidate, what a search pays
+// for each of up to 1500 index rows.
+func BenchmarkScore(b *testing.B) {
+	now := time.Now()
+	a := Profile{Levels: map[string]int{"tennis": 2, "padel": 3}, Lat: 48.85, Lon: 2.35, RadiusKM: 25,
+		Week: WeekOf([]users.Slot{{Day: "monday", Start: "18:00", End: "21:00"}}, "Europe/Paris", now), ActiveAt: now}
+	row := Profile{Levels: DecodeLevels("padel=3,tennis=2,running=1"), Lat: 48.9, Lon: 2.3, RadiusKM: 15, Week: a.Week, ActiveAt: now}
+	for b.Loop() {
+		_ = Score(&a, &row, now)
 	}
 }
