@@ -138,10 +138,14 @@ func TestLocationFromGazetteer(t *testing.T) {
 		if p.LocationSource != "client" || *p.Latitude != 45.76 {
 			t.Fatalf("label after client coordinates: %+v", p)
 		}
-		// Clearing them falls back to the label.
+		// Cleared: no position; cleared with a label: the label's.
 		p = patch(`{"latitude":null}`)
-		if p.LocationSource != "gazetteer" || p.Latitude == nil || math.Abs(*p.Latitude-45.75) > 0.05 {
+		if p.LocationSource != "none" || p.Latitude != nil {
 			t.Fatalf("cleared: %+v", p)
+		}
+		p = patch(`{"location":"Lyon","latitude":null}`)
+		if p.LocationSource != "gazetteer" || p.Latitude == nil || math.Abs(*p.Latitude-45.75) > 0.05 {
+			t.Fatalf("cleared with a label: %+v", p)
 		}
 		p = patch(`{"location":"Nowhere-in-particular-xyz"}`)
 		if p.LocationSource != "none" || p.Latitude != nil {

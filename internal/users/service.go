@@ -348,20 +348,21 @@ func applyPatch(u *User, p Patch) error {
 // locate records where the coordinates come from and, when the client sends
 // a new place label without coordinates, resolves it with the geocoder.
 // Coordinates the client sent stay until it sends others or clears them: a
-// label edited by hand need not move a position set by the device.
+// label edited by hand need not move a position set by the device. Clearing
+// them with a label in the same patch resolves that label.
 func (s *Service) locate(u, before *User, p Patch) {
-	resolve := false
 	switch {
 	case p.Latitude.Set || p.Longitude.Set:
 		if u.Latitude != nil {
 			u.LocationSource = LocationClient
 			return
 		}
-		resolve = true // cleared: fall back to the label
+		if p.Location == nil { // cleared, and no label to fall back to in this patch
+			u.LocationSource = LocationNone
+			return
+		}
 	case p.Location != nil && u.Location != before.Location && before.LocationSource != LocationClient:
-		resolve = true
-	}
-	if !resolve {
+	default:
 		return
 	}
 	u.Latitude, u.Longitude, u.LocationSource = nil, nil, LocationNone
