@@ -131,10 +131,11 @@ func insertRows(ctx context.Context, tx *sql.Tx, d Dialect, head string, rows []
 	return nil
 }
 
-// OptimizeMatchIndex refreshes the planner's statistics after a bulk load
-// and, on PostgreSQL, rewrites the search index in key order, so that the
-// rows of one cell range sit on a few pages (SQLite keeps match_index in key
-// order by itself: it is a WITHOUT ROWID table).
+// OptimizeMatchIndex finishes a bulk load: it refreshes the planner's
+// statistics; on PostgreSQL it rewrites the search index in key order, so
+// that the rows of one cell range sit on a few pages (SQLite keeps
+// match_index in key order by itself: it is a WITHOUT ROWID table); on
+// SQLite it checkpoints the write-ahead log.
 func (db *DB) OptimizeMatchIndex(ctx context.Context) error {
 	if db.Dialect == Postgres {
 		if _, err := db.DB.ExecContext(ctx, `CLUSTER match_index USING match_index_pkey`); err != nil {
@@ -143,7 +144,12 @@ func (db *DB) OptimizeMatchIndex(ctx context.Context) error {
 		_, err := db.DB.ExecContext(ctx, `VACUUM ANALYZE`)
 		return err
 	}
-	_, err := db.DB.ExecContext(ctx, `ANALYZE`)
+	if _, err := db.DB.ExecContext(ctx, `ANALYZE`); err != nil {
+		return err
+	}
+	// Move the bulk load out of the write-ahead log now, rather than in the
+	// commit of whichever request writes next.
+	_, err := db.DB.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	return err
 }
 
