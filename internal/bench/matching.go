@@ -118,7 +118,14 @@ func matchingCase(ctx context.Context, e *env, o MatchingOptions, name string, p
 		ss = append(ss, searcher{key: k, sport: u.Sports[0], id: u.ID})
 	}
 
-	// The work alone, in process, one search at a time.
+	// The work alone, in process, one search at a time, after one search by
+	// each person to warm the caches (the first ones after a bulk load read
+	// the database from disk).
+	for _, s := range ss {
+		if _, _, err := e.app.Matching.Find(ctx, s.id, matching.Criteria{Sports: []string{s.sport}, Limit: 20}); err != nil {
+			return err
+		}
+	}
 	var lat []time.Duration
 	found := 0
 	cpu0 := cpuTime()
