@@ -5,6 +5,7 @@
 //	matchpoint admin <command>       create users, clients, API keys; set tiers
 //	matchpoint bench <name>          measure throughput and quality
 //	matchpoint listen                forward webhook events to a local URL
+//	matchpoint seed --users N        fill the database with demo data
 //	matchpoint version               the version, as JSON
 package main
 
@@ -42,6 +43,7 @@ commands:
   admin     operator tools: create-user, create-client, create-api-key, set-tier, set-role
   bench     measure throughput and quality (matchpoint bench --help lists them)
   listen    forward your account's webhook events to a local URL (development)
+  seed      fill the database with synthetic demo data (seed --users N)
   version   print the version as JSON (also: matchpoint --version)
 
 Run "matchpoint <command> --help" for the flags of a command. Every flag also
@@ -68,6 +70,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = benchCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "listen":
 		err = listen(ctx, args[1:], getenv, stdout, stderr)
+	case "seed":
+		err = seed(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		err = version(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":

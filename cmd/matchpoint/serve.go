@@ -11,6 +11,7 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/app"
 	"github.com/matchpoint-api/matchpoint/internal/config"
+	"github.com/matchpoint-api/matchpoint/internal/geo"
 )
 
 // shutdownGrace is how long in-flight requests get to finish on SIGTERM.
@@ -25,6 +26,10 @@ const serveUsage = `usage: matchpoint serve [flags]
 Run the HTTP service: the /v1 API, the OAuth endpoints, the sign-in pages and
 the documentation. The database schema is brought up to date first.
 `
+
+// matchExpiryEvery is how often pending match requests past their time
+// expire, unless configured.
+const matchExpiryEvery = time.Minute
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	start := time.Now()
@@ -72,6 +77,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	webhooksDone := make(chan struct{})
 	go func() { a.RunWebhooks(wctx); close(webhooksDone) }()
 	defer func() { stopWebhooks(); <-webhooksDone }()
+	expiryEvery := cfg.MatchExpiryEvery
+	if expiryEvery <= 0 {
+		expiryEvery = matchExpiryEvery
+	}
+	go a.RunMatchExpiry(jctx, expiryEvery, log)
+	go geo.Default() // load the gazetteer now rather than on the first request that needs it
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", a.DB.Dialect,
 		"startup_ms", time.Since(start).Milliseconds())
 

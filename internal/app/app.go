@@ -20,8 +20,10 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/clock"
 	"github.com/matchpoint-api/matchpoint/internal/config"
 	"github.com/matchpoint-api/matchpoint/internal/egress"
+	"github.com/matchpoint-api/matchpoint/internal/geo"
 	"github.com/matchpoint-api/matchpoint/internal/httpapi"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
+	"github.com/matchpoint-api/matchpoint/internal/matching"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
 	"github.com/matchpoint-api/matchpoint/internal/sessions"
@@ -45,6 +47,7 @@ type App struct {
 	Outbox   *store.Outbox
 	Limiter  ratelimit.Limiter // rate-limit counters: in process, or in Redis
 	Webhooks *webhooks.Service
+	Matching *matching.Service
 	Handler  http.Handler
 
 	retention store.Retention
@@ -95,6 +98,10 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Sessions: sessions.NewService(store.NewSessions(db), clk),
 		Outbox:   store.NewOutbox(db),
 	}
+	a.Matching = matching.NewService(store.NewMatching(db), clk, matching.Settings{RequestTTL: cfg.MatchRequestTTL,
+		SuppressAfter: cfg.MatchSuppressAfter, SuppressFor: cfg.MatchSuppressFor, PendingCap: cfg.MatchPendingCap})
+	a.Users.SetGeocoder(lazyGeocoder{})
+	a.Users.SetRelations(a.Matching.Relations())
 	a.retention = store.DefaultRetention
 	if cfg.OutboxRetention > 0 {
 		a.retention.Outbox = cfg.OutboxRetention
@@ -133,7 +140,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Users: a.Users, OAuth: a.OAuth, Keys: a.Keys, Idem: idempotency.NewService(store.NewIdempotency(db), clk),
 		Web: pages, Ready: db.PingContext, Logger: opts.Logger, Registry: reg, ClientIP: clientip.New(proxies),
 		Limiter: a.Limiter, AnonymousLimit: cfg.AnonymousLimit,
-		Webhooks: a.Webhooks,
+		Webhooks: a.Webhooks, Matching: a.Matching, Places: geo.Default,
 	})
 	return a, nil
 }
@@ -152,6 +159,20 @@ func (a *App) Close() error {
 		c.Close()
 	}
 	return a.DB.Close()
+}
+
+// lazyGeocoder resolves place labels with the embedded gazetteer, loaded on
+// first use (serve warms it up at start).
+type lazyGeocoder struct{}
+
+func (lazyGeocoder) Geocode(label string) (float64, float64, bool) {
+	return geo.Default().Geocode(label)
+}
+
+// RunMatchExpiry expires pending match requests past their time every
+// interval until ctx ends; every node runs it, each expiry happens once.
+func (a *App) RunMatchExpiry(ctx context.Context, interval time.Duration, log *slog.Logger) {
+	a.Matching.RunExpiry(ctx, interval, log)
 }
 
 // RunJanitor purges expired rows every interval until ctx ends.

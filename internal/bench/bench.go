@@ -39,6 +39,9 @@ type Options struct {
 	Binary      string        // the matchpoint binary to run as the service (fastpath); default: this executable
 	Wrk         bool          // generate the load with wrk instead of this process's HTTP clients (fastpath)
 	Keys        int           // API keys, of as many accounts, the clients share round robin (fastpath)
+
+	// Tune, if set, changes the service's settings before it starts.
+	Tune func(*config.Config)
 }
 
 // env is a service on a throwaway database, with one user and one client.
@@ -92,6 +95,9 @@ func start(ctx context.Context, o Options) (*env, error) {
 	e.url = "http://" + ln.Addr().String()
 	e.dbURL = dbURL
 	cfg := config.Config{DatabaseURL: dbURL, BaseURL: e.url, DocsURL: e.url + "/docs/errors", RedisURL: o.RedisURL}
+	if o.Tune != nil {
+		o.Tune(&cfg)
+	}
 	a, err := app.Open(ctx, cfg, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		ln.Close()

@@ -32,6 +32,12 @@ type Config struct {
 	// (comma-separated IPs and CIDR ranges); without them, the connection's
 	// address is the client's.
 	TrustedProxies string
+	// Matching rules (zero: the documented defaults of matching.DefaultSettings).
+	MatchRequestTTL    time.Duration // a pending match request expires after this
+	MatchSuppressAfter int           // showings without action before a candidate is held back
+	MatchSuppressFor   time.Duration // how long it is held back
+	MatchPendingCap    int           // unanswered requests from which a person is not recommended
+	MatchExpiryEvery   time.Duration // how often each node expires due requests
 
 	// Rate limits: counters in Redis when RedisURL is set (several nodes),
 	// in process otherwise. AnonymousLimit is the hourly allowance per client
@@ -103,6 +109,16 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
 	fs.StringVar(&c.WebhookEgressIPs, "webhook-egress-ips", env("MATCHPOINT_WEBHOOK_EGRESS_IPS", ""),
 		"addresses or CIDR ranges webhooks are sent from, published at /api/v1/webhooks/ip-ranges (MATCHPOINT_WEBHOOK_EGRESS_IPS)")
 	fs.StringVar(&c.SMTPURL, "smtp-url", env("MATCHPOINT_SMTP_URL", ""), "smtp://user:password@host:port?from=address for notification email (MATCHPOINT_SMTP_URL)")
+	fs.DurationVar(&c.MatchRequestTTL, "match-request-ttl", c.envDuration(getenv, "MATCHPOINT_MATCH_REQUEST_TTL", 7*24*time.Hour),
+		"a pending match request expires after this (MATCHPOINT_MATCH_REQUEST_TTL)")
+	fs.IntVar(&c.MatchSuppressAfter, "match-suppress-after", c.envCount(getenv, "MATCHPOINT_MATCH_SUPPRESS_AFTER", 5),
+		"showings of a candidate without action before it is held back (MATCHPOINT_MATCH_SUPPRESS_AFTER)")
+	fs.DurationVar(&c.MatchSuppressFor, "match-suppress-for", c.envDuration(getenv, "MATCHPOINT_MATCH_SUPPRESS_FOR", 7*24*time.Hour),
+		"how long a candidate shown too often is held back (MATCHPOINT_MATCH_SUPPRESS_FOR)")
+	fs.DurationVar(&c.MatchExpiryEvery, "match-expiry-every", c.envDuration(getenv, "MATCHPOINT_MATCH_EXPIRY_EVERY", time.Minute),
+		"how often pending match requests past their time are expired (MATCHPOINT_MATCH_EXPIRY_EVERY)")
+	fs.IntVar(&c.MatchPendingCap, "match-pending-cap", c.envCount(getenv, "MATCHPOINT_MATCH_PENDING_CAP", 20),
+		"people holding this many unanswered match requests are not recommended (MATCHPOINT_MATCH_PENDING_CAP)")
 	return c
 }
 
@@ -140,6 +156,11 @@ func (c *Config) envInt(getenv func(string) string, name string, def int64) int6
 	return def
 }
 
+// envCount is envInt for settings held in an int.
+func (c *Config) envCount(getenv func(string) string, name string, def int) int {
+	return int(c.envInt(getenv, name, int64(def)))
+}
+
 // Validate checks the settings and fills derived ones.
 func (c *Config) Validate() error {
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
@@ -160,7 +181,10 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if len(c.badEnv) > 0 {
-		return fmt.Errorf("config: %s must be a duration like 720h", strings.Join(c.badEnv, ", "))
+		return fmt.Errorf("config: %s must be a duration like 720h or a whole number", strings.Join(c.badEnv, ", "))
+	}
+	if c.MatchRequestTTL < 0 || c.MatchSuppressFor < 0 || c.MatchSuppressAfter < 0 || c.MatchPendingCap < 0 || c.MatchExpiryEvery < 0 {
+		return errors.New("config: matching settings must not be negative")
 	}
 	if len(c.badInt) > 0 {
 		return fmt.Errorf("config: %s must be a whole number", strings.Join(c.badInt, ", "))

@@ -102,12 +102,26 @@ func TestWebhookFailureHandling(t *testing.T) {
 			}
 			attempts := func() int { return len(bad.Deliveries()) }
 
+			// recorded is how many failed attempts the service has written down:
+			// the clock may move on only after that, or the next retry would be
+			// scheduled from the moved clock and never fall due.
+			recorded := func() int {
+				var page struct {
+					Data []struct {
+						AttemptCount int `json:"attempt_count"`
+					} `json:"data"`
+				}
+				if err := json.Unmarshal(api(t, s, "GET", "/api/v1/webhooks/"+hBad.ID+"/deliveries", key, "").Body, &page); err != nil || len(page.Data) == 0 {
+					return 0
+				}
+				return page.Data[0].AttemptCount
+			}
 			// Three attempts a second apart (fake clock), then failing.
 			patch("A1")
-			apptest.WaitFor(t, "attempt 1", func() bool { return attempts() == 1 })
+			apptest.WaitFor(t, "attempt 1", func() bool { return attempts() == 1 && recorded() == 1 })
 			for n := 2; n <= 3; n++ {
 				s.Clock.Advance(1100 * time.Millisecond)
-				apptest.WaitFor(t, "the next attempt", func() bool { return attempts() == n })
+				apptest.WaitFor(t, "the next attempt", func() bool { return attempts() == n && recorded() == n })
 			}
 			apptest.WaitFor(t, "failing", func() bool { return get(hBad.ID)["status"] == "failing" })
 			apptest.WaitFor(t, "webhook.failing at the other endpoint", func() bool { return len(good.Deliveries()) == 1 })

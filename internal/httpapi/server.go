@@ -19,7 +19,9 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/clientip"
 	"github.com/matchpoint-api/matchpoint/internal/clock"
+	"github.com/matchpoint-api/matchpoint/internal/geo"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
+	"github.com/matchpoint-api/matchpoint/internal/matching"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
 	"github.com/matchpoint-api/matchpoint/internal/users"
@@ -48,6 +50,8 @@ type Deps struct {
 	// DefaultAnonymousLimit).
 	Limiter        ratelimit.Limiter
 	AnonymousLimit int64
+	Matching       *matching.Service
+	Places         func() *geo.Gazetteer // the gazetteer, loaded on first use
 }
 
 type server struct {
@@ -71,6 +75,8 @@ type server struct {
 	limiter        ratelimit.Limiter
 	anonymousLimit int64
 	rateLimited    *prometheus.CounterVec
+	matching       *matching.Service
+	places         func() *geo.Gazetteer
 }
 
 var installErrors sync.Once
@@ -90,6 +96,7 @@ func New(d Deps) http.Handler {
 		baseURL: d.BaseURL, https: strings.HasPrefix(d.BaseURL, "https://"), version: d.Version, users: d.Users, oauth: d.OAuth, keys: d.Keys, idem: d.Idem,
 		web: d.Web, webhooks: d.Webhooks, ready: d.Ready, log: d.Logger, registry: d.Registry, metrics: newMetrics(d.Registry),
 		problems: &problems{docsURL: d.DocsURL}, clientIP: d.ClientIP,
+		matching: d.Matching, places: d.Places,
 	}
 	if s.clientIP == nil {
 		s.clientIP = clientip.New(nil)

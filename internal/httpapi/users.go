@@ -22,7 +22,7 @@ type Slot struct {
 
 // Privacy is who sees what of a profile.
 type Privacy struct {
-	ProfileVisibility string `json:"profile_visibility" enum:"members,private" doc:"members: every signed-in user; private: only you"`
+	ProfileVisibility string `json:"profile_visibility" enum:"members,matches,private" doc:"members: every signed-in user; matches: only people with an accepted match with you; private: only you"`
 	Discoverable      bool   `json:"discoverable" doc:"Whether you appear in match results"`
 	ShowLocation      bool   `json:"show_location" doc:"Whether others see your place label (coordinates are never shown)"`
 }
@@ -40,6 +40,7 @@ type Profile struct {
 	Location       string            `json:"location" doc:"Free-text place label"`
 	Latitude       *float64          `json:"latitude" doc:"Only ever shown to you"`
 	Longitude      *float64          `json:"longitude" doc:"Only ever shown to you"`
+	LocationSource string            `json:"location_source" enum:"client,gazetteer,none" doc:"How latitude and longitude were obtained: sent by an app, resolved from location by the service's gazetteer, or none"`
 	TravelRadiusKM float64           `json:"travel_radius_km"`
 	Bio            string            `json:"bio"`
 	Timezone       string            `json:"timezone" doc:"IANA time zone of the availability slots"`
@@ -80,7 +81,7 @@ func profileOf(u *users.User) Profile {
 	return Profile{
 		Object: "user", ID: u.ID, Email: u.Email, Username: u.Username, FirstName: u.FirstName, LastName: u.LastName,
 		Sports: u.Sports, SkillLevels: u.SkillLevels, Location: u.Location, Latitude: u.Latitude, Longitude: u.Longitude,
-		TravelRadiusKM: u.TravelRadiusKM, Bio: u.Bio, Timezone: u.Timezone, Availability: slotsOut(u.Availability),
+		LocationSource: u.LocationSource, TravelRadiusKM: u.TravelRadiusKM, Bio: u.Bio, Timezone: u.Timezone, Availability: slotsOut(u.Availability),
 		Privacy: Privacy(u.Privacy), Verified: u.Verified, Tier: u.Tier,
 		CreatedAt: wire.Time(u.CreatedAt), UpdatedAt: wire.Time(u.UpdatedAt),
 	}
@@ -126,7 +127,7 @@ func (n NullableNumber) domain() users.Nullable[float64] {
 
 // PrivacyPatch changes some privacy settings.
 type PrivacyPatch struct {
-	ProfileVisibility *string `json:"profile_visibility,omitempty" enum:"members,private"`
+	ProfileVisibility *string `json:"profile_visibility,omitempty" enum:"members,matches,private"`
 	Discoverable      *bool   `json:"discoverable,omitempty"`
 	ShowLocation      *bool   `json:"show_location,omitempty"`
 }
@@ -138,7 +139,7 @@ type ProfilePatch struct {
 	LastName       *string            `json:"last_name,omitempty" maxLength:"100"`
 	Sports         *[]string          `json:"sports,omitempty" maxItems:"20" doc:"Replaces the list; names are normalised (\"Ping-Pong\" -> \"table tennis\"); skill levels of removed sports go too"`
 	SkillLevels    *map[string]string `json:"skill_levels,omitempty" doc:"Replaces the map; each sport must be in sports"`
-	Location       *string            `json:"location,omitempty" maxLength:"200"`
+	Location       *string            `json:"location,omitempty" maxLength:"200" doc:"A place name; sent without coordinates, it is resolved offline to the place's position (GET /v1/places suggests names)"`
 	Latitude       NullableNumber     `json:"latitude,omitempty" doc:"-90..90, set with longitude; null clears both"`
 	Longitude      NullableNumber     `json:"longitude,omitempty" doc:"-180..180, set with latitude; null clears both"`
 	TravelRadiusKM *float64           `json:"travel_radius_km,omitempty" exclusiveMinimum:"0" maximum:"1000"`
@@ -236,7 +237,7 @@ func (s *server) registerUsers() {
 	huma.Register(s.api, huma.Operation{
 		OperationID: "get-user", Method: http.MethodGet, Path: "/v1/users/{id}", Tags: tags,
 		Summary:     "A user's public profile",
-		Description: "What other users may see of a profile: never the email or coordinates, the place label only if shown. A private profile is 404 to everyone else. Scope: read or profile.",
+		Description: "What other users may see of a profile: never the email or coordinates, the place label only if shown. A private profile is 404 to everyone else; a matches-only profile to everyone without an accepted match with its owner; any profile to someone blocked by, or blocking, its owner. Scope: read or profile.",
 		Security:    requires(auth.ScopeRead, auth.ScopeProfile),
 	}, func(ctx context.Context, in *struct {
 		ID string `path:"id" maxLength:"64" doc:"usr_... or me"`

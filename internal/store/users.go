@@ -26,7 +26,7 @@ var _ users.Store = (*Users)(nil)
 
 const userColumns = `id, COALESCE(email, ''), COALESCE(email_key, ''), username, username_key, first_name, last_name, COALESCE(password_hash, ''),
 	location, latitude, longitude, travel_radius_km, bio, timezone, availability,
-	profile_visibility, discoverable, show_location, verified, role, tier, rate_limit, created_at, updated_at`
+	profile_visibility, discoverable, show_location, verified, role, tier, rate_limit, created_at, updated_at, location_source`
 
 type scanner interface{ Scan(...any) error }
 
@@ -39,7 +39,7 @@ func scanUser(row scanner, extra ...any) (*users.User, error) {
 	dest := append([]any{&u.ID, &u.Email, &u.EmailKey, &u.Username, &u.UsernameKey, &u.FirstName, &u.LastName, &u.PasswordHash,
 		&u.Location, &lat, &lon, &u.TravelRadiusKM, &u.Bio, &u.Timezone, &avail,
 		&u.Privacy.ProfileVisibility, &u.Privacy.Discoverable, &u.Privacy.ShowLocation, &u.Verified,
-		&u.Role, &u.Tier, &limit, &created, &updated}, extra...)
+		&u.Role, &u.Tier, &limit, &created, &updated, &u.LocationSource}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -100,6 +100,18 @@ func nullInt(p *int64) sql.NullInt64 {
 	return sql.NullInt64{Int64: *p, Valid: true}
 }
 
+// locationSource is how the coordinates were obtained; coordinates of
+// unknown origin count as the client's.
+func locationSource(u *users.User) string {
+	switch {
+	case u.Latitude == nil:
+		return users.LocationNone
+	case u.LocationSource == "" || u.LocationSource == users.LocationNone:
+		return users.LocationClient
+	}
+	return u.LocationSource
+}
+
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 
 // CreateUser inserts an account and its created event.
@@ -111,16 +123,19 @@ func (s *Users) CreateUser(ctx context.Context, u *users.User, ev *outbox.Event)
 	return s.db.Tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO users (id, email, email_key, username, username_key, first_name, last_name,
 			password_hash, location, latitude, longitude, travel_radius_km, bio, timezone, availability,
-			profile_visibility, discoverable, show_location, verified, role, tier, rate_limit, created_at, updated_at)
-			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24)`,
+			profile_visibility, discoverable, show_location, verified, role, tier, rate_limit, created_at, updated_at, location_source)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25)`,
 			u.ID, u.Email, u.EmailKey, u.Username, u.UsernameKey, u.FirstName, u.LastName,
 			nullString(u.PasswordHash), u.Location, nullFloat(u.Latitude), nullFloat(u.Longitude), u.TravelRadiusKM,
 			u.Bio, u.Timezone, string(avail), u.Privacy.ProfileVisibility, u.Privacy.Discoverable, u.Privacy.ShowLocation,
-			u.Verified, u.Role, u.Tier, nullInt(u.RateLimit), micros(u.CreatedAt), micros(u.UpdatedAt))
+			u.Verified, u.Role, u.Tier, nullInt(u.RateLimit), micros(u.CreatedAt), micros(u.UpdatedAt), locationSource(u))
 		if err != nil {
 			return userConflict(fmt.Errorf("store: create user: %w", err))
 		}
 		if err := saveSports(ctx, tx, u); err != nil {
+			return err
+		}
+		if err := onProfileSaved(ctx, tx, u); err != nil {
 			return err
 		}
 		return appendEvent(ctx, tx, ev)
@@ -211,11 +226,11 @@ func (s *Users) ModifyUser(ctx context.Context, id string, fn func(u *users.User
 		_, err = tx.ExecContext(ctx, `UPDATE users SET username = $2, username_key = $3, first_name = $4, last_name = $5,
 			location = $6, latitude = $7, longitude = $8, travel_radius_km = $9, bio = $10, timezone = $11, availability = $12,
 			profile_visibility = $13, discoverable = $14, show_location = $15, verified = $16, role = $17, tier = $18,
-			rate_limit = $19, updated_at = $20 WHERE id = $1`,
+			rate_limit = $19, updated_at = $20, location_source = $21 WHERE id = $1`,
 			u.ID, u.Username, u.UsernameKey, u.FirstName, u.LastName, u.Location,
 			nullFloat(u.Latitude), nullFloat(u.Longitude), u.TravelRadiusKM, u.Bio, u.Timezone, string(avail),
 			u.Privacy.ProfileVisibility, u.Privacy.Discoverable, u.Privacy.ShowLocation, u.Verified, u.Role, u.Tier,
-			nullInt(u.RateLimit), micros(u.UpdatedAt))
+			nullInt(u.RateLimit), micros(u.UpdatedAt), locationSource(u))
 		if err != nil {
 			return userConflict(fmt.Errorf("store: update user: %w", err))
 		}
@@ -223,6 +238,9 @@ func (s *Users) ModifyUser(ctx context.Context, id string, fn func(u *users.User
 			if err := saveSports(ctx, tx, u); err != nil {
 				return err
 			}
+		}
+		if err := onProfileSaved(ctx, tx, u); err != nil {
+			return err
 		}
 		out = u
 		return appendEvent(ctx, tx, ev)
@@ -237,7 +255,7 @@ func (s *Users) DeleteUser(ctx context.Context, id string, at time.Time, ev *out
 	return s.db.Tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE users SET email = NULL, email_key = NULL, username = $2, username_key = $2,
 			first_name = '', last_name = '', password_hash = NULL, location = '', latitude = NULL, longitude = NULL,
-			bio = '', availability = '[]', profile_visibility = 'private', discoverable = $3, show_location = $3,
+			bio = '', availability = '[]', profile_visibility = 'private', discoverable = $3, show_location = $3, location_source = 'none',
 			updated_at = $4, deleted_at = $4 WHERE id = $1 AND deleted_at IS NULL`, id, "deleted-"+id, false, micros(at))
 		if err != nil {
 			return fmt.Errorf("store: delete user: %w", err)

@@ -16,10 +16,32 @@ import (
 
 // Service is the users domain.
 type Service struct {
-	store    Store
-	throttle LoginThrottle
-	clock    clock.Clock
+	store     Store
+	throttle  LoginThrottle
+	clock     clock.Clock
+	geocoder  Geocoder
+	relations Relations
 }
+
+// Geocoder resolves a place label to coordinates (the offline gazetteer).
+type Geocoder interface {
+	Geocode(label string) (lat, lon float64, ok bool)
+}
+
+// Relations answers what profile visibility depends on between two people:
+// a block either way hides each from the other; the "matches" visibility
+// shows a profile only to people with an accepted match.
+type Relations interface {
+	Blocked(ctx context.Context, a, b string) (bool, error)
+	Matched(ctx context.Context, a, b string) (bool, error)
+}
+
+// SetGeocoder makes profile updates that send a location without
+// coordinates resolve it.
+func (s *Service) SetGeocoder(g Geocoder) { s.geocoder = g }
+
+// SetRelations makes View apply blocks and the "matches" visibility.
+func (s *Service) SetRelations(r Relations) { s.relations = r }
 
 // NewService returns the users domain over a store that also keeps sign-in
 // throttling state.
@@ -73,7 +95,7 @@ func (s *Service) Register(ctx context.Context, r Registration) (*User, error) {
 		ID: ids.New(ids.User), Email: email, EmailKey: emailKey, Username: r.Username, UsernameKey: usernameKey,
 		FirstName: r.FirstName, LastName: r.LastName,
 		Sports: []string{}, SkillLevels: map[string]string{}, Availability: []Slot{},
-		TravelRadiusKM: DefaultTravelRadiusKM, Timezone: "UTC", Privacy: DefaultPrivacy,
+		TravelRadiusKM: DefaultTravelRadiusKM, Timezone: "UTC", Privacy: DefaultPrivacy, LocationSource: LocationNone,
 		Role: role, Tier: TierFree, PasswordHash: secrets.HashPassword(r.Password),
 		CreatedAt: now, UpdatedAt: now,
 	}
@@ -118,7 +140,7 @@ func (s *Service) EnsureSystemAccount(ctx context.Context) (*User, error) {
 	u := &User{
 		ID: ids.New(ids.User), Email: systemEmail, EmailKey: systemEmail, Username: SystemUsername, UsernameKey: SystemUsername,
 		FirstName: "Matchpoint", Sports: []string{}, SkillLevels: map[string]string{}, Availability: []Slot{},
-		TravelRadiusKM: DefaultTravelRadiusKM, Timezone: "UTC",
+		TravelRadiusKM: DefaultTravelRadiusKM, Timezone: "UTC", LocationSource: LocationNone,
 		Privacy: Privacy{ProfileVisibility: VisibilityPrivate},
 		Role:    auth.RoleSystem, Tier: TierEnterprise, CreatedAt: now, UpdatedAt: now,
 	}
@@ -161,6 +183,20 @@ func (s *Service) View(ctx context.Context, viewerID, id string) (*User, error) 
 	}
 	if u.ID != viewerID && (u.Privacy.ProfileVisibility == VisibilityPrivate || u.Role == auth.RoleSystem) {
 		return nil, noUser(id)
+	}
+	if u.ID != viewerID && s.relations != nil {
+		if blocked, err := s.relations.Blocked(ctx, viewerID, u.ID); err != nil {
+			return nil, err
+		} else if blocked {
+			return nil, apperr.NotFoundf("no user %q", id)
+		}
+		if u.Privacy.ProfileVisibility == VisibilityMatches {
+			if matched, err := s.relations.Matched(ctx, viewerID, u.ID); err != nil {
+				return nil, err
+			} else if !matched {
+				return nil, apperr.NotFoundf("no user %q", id)
+			}
+		}
 	}
 	return u, nil
 }
@@ -206,6 +242,7 @@ func (s *Service) Update(ctx context.Context, id string, p Patch) (*User, error)
 		if err := applyPatch(u, p); err != nil {
 			return nil, err
 		}
+		s.locate(u, &before, p)
 		if equalProfiles(&before, u) {
 			return nil, nil
 		}
@@ -304,6 +341,34 @@ func applyPatch(u *User, p Patch) error {
 		}
 	}
 	return nil
+}
+
+// locate records where the coordinates come from and, when the client sends
+// a new place label without coordinates, resolves it with the geocoder.
+// Coordinates the client sent stay until it sends others or clears them: a
+// label edited by hand need not move a position set by the device. Clearing
+// them with a label in the same patch resolves that label.
+func (s *Service) locate(u, before *User, p Patch) {
+	switch {
+	case p.Latitude.Set || p.Longitude.Set:
+		if u.Latitude != nil {
+			u.LocationSource = LocationClient
+			return
+		}
+		if p.Location == nil { // cleared, and no label to fall back to in this patch
+			u.LocationSource = LocationNone
+			return
+		}
+	case p.Location != nil && u.Location != before.Location && before.LocationSource != LocationClient:
+	default:
+		return
+	}
+	u.Latitude, u.Longitude, u.LocationSource = nil, nil, LocationNone
+	if u.Location != "" && s.geocoder != nil {
+		if lat, lon, ok := s.geocoder.Geocode(u.Location); ok {
+			u.Latitude, u.Longitude, u.LocationSource = &lat, &lon, LocationGazetteer
+		}
+	}
 }
 
 func nullableValue(n Nullable[float64]) *float64 {

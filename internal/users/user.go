@@ -21,6 +21,7 @@ type User struct {
 	Location       string            // free-text place label
 	Latitude       *float64
 	Longitude      *float64
+	LocationSource string // how Latitude and Longitude were obtained: LocationClient, LocationGazetteer or LocationNone
 	TravelRadiusKM float64
 	Bio            string
 	Timezone       string // IANA name; availability slots are in it
@@ -45,8 +46,8 @@ type Slot struct {
 
 // Privacy is who sees what of a profile.
 type Privacy struct {
-	// ProfileVisibility is "members" (every signed-in user) or "private"
-	// (nobody but the user).
+	// ProfileVisibility is "members" (every signed-in user), "matches"
+	// (only people with an accepted match) or "private" (nobody but the user).
 	ProfileVisibility string `json:"profile_visibility"`
 	// Discoverable says whether the user appears in match results.
 	Discoverable bool `json:"discoverable"`
@@ -58,7 +59,15 @@ type Privacy struct {
 // Profile visibilities.
 const (
 	VisibilityMembers = "members"
+	VisibilityMatches = "matches"
 	VisibilityPrivate = "private"
+)
+
+// How a profile's coordinates were obtained.
+const (
+	LocationClient    = "client"    // sent by the app
+	LocationGazetteer = "gazetteer" // resolved from the place label
+	LocationNone      = "none"      // no coordinates
 )
 
 // Skill levels, in order (DECISIONS.md, Profile defaults).

@@ -177,8 +177,8 @@ func CheckAvailability(slots []Slot) error {
 }
 
 func checkPrivacy(p Privacy) error {
-	if p.ProfileVisibility != VisibilityMembers && p.ProfileVisibility != VisibilityPrivate {
-		return apperr.InvalidParam("privacy.profile_visibility", "invalid_visibility", "profile_visibility must be members or private")
+	if p.ProfileVisibility != VisibilityMembers && p.ProfileVisibility != VisibilityMatches && p.ProfileVisibility != VisibilityPrivate {
+		return apperr.InvalidParam("privacy.profile_visibility", "invalid_visibility", "profile_visibility must be members, matches or private")
 	}
 	return nil
 }
