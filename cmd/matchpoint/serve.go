@@ -64,6 +64,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	jctx, stopJanitor := context.WithCancel(context.Background())
 	defer stopJanitor()
 	go a.RunJanitor(jctx, janitorEvery, log)
+	// Pushes and emails: stopped after the last request, leases handed back.
+	nctx, stopNotifications := context.WithCancel(context.Background())
+	notificationsDone := make(chan struct{})
+	go func() { defer close(notificationsDone); a.RunNotifications(nctx) }()
+	defer func() { stopNotifications(); <-notificationsDone }()
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", a.DB.Dialect,
 		"startup_ms", time.Since(start).Milliseconds())
 

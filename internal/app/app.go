@@ -21,6 +21,8 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/config"
 	"github.com/matchpoint-api/matchpoint/internal/httpapi"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
+	"github.com/matchpoint-api/matchpoint/internal/mail"
+	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/sessions"
 	"github.com/matchpoint-api/matchpoint/internal/store"
@@ -41,6 +43,12 @@ type App struct {
 	Sessions *sessions.Service
 	Outbox   *store.Outbox
 	Handler  http.Handler
+
+	// Notifications: the centre, and the worker that pushes and mails.
+	Notifications      *notifications.Service
+	NotificationWorker *notifications.Worker
+	NotificationStore  *store.Notifications
+	Mail               *mail.Sender // nil without MATCHPOINT_SMTP_URL
 
 	retention store.Retention
 }
@@ -104,6 +112,9 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	if err != nil {
 		return nil, err
 	}
+	if err := assembleNotifications(ctx, a, cfg, clk, opts.Logger); err != nil {
+		return nil, err
+	}
 	proxies, err := clientip.ParseTrusted(cfg.TrustedProxies)
 	if err != nil {
 		return nil, err
@@ -114,6 +125,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		BaseURL: cfg.BaseURL, DocsURL: cfg.DocsURL, Version: Version,
 		Users: a.Users, OAuth: a.OAuth, Keys: a.Keys, Idem: idempotency.NewService(store.NewIdempotency(db), clk),
 		Web: pages, Ready: db.PingContext, Logger: opts.Logger, Registry: reg, ClientIP: clientip.New(proxies),
+		Notifications: a.Notifications,
 	})
 	return a, nil
 }

@@ -49,6 +49,8 @@ func Start(t testing.TB, d store.Dialect) *Server { return StartWith(t, d, Optio
 type Options struct {
 	TrustedProxies string    // MATCHPOINT_TRUSTED_PROXIES
 	Log            io.Writer // receives the service's log (JSON, debug level); default: nowhere
+	// Configure changes the configuration before the service starts.
+	Configure func(*config.Config)
 }
 
 // StartWith runs the service on a fresh database of engine d, with options.
@@ -61,6 +63,9 @@ func StartWith(t testing.TB, d store.Dialect, o Options) *Server {
 	}
 	base := "http://" + ln.Addr().String()
 	cfg := config.Config{DatabaseURL: dbURL, BaseURL: base, DocsURL: base + "/docs/errors", TrustedProxies: o.TrustedProxies}
+	if o.Configure != nil {
+		o.Configure(&cfg)
+	}
 	clk := clock.NewFake(time.Now().UTC().Truncate(time.Millisecond))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if o.Log != nil {

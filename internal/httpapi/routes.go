@@ -20,6 +20,7 @@ func (s *server) routes() http.Handler {
 	s.registerAPIKeys()
 	s.registerAuthorizations()
 	s.registerSports()
+	s.registerNotifications()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
 	api := noStore(cors(limitBody(s.authenticate(s.validStrings(s.idempotent(apiMux))))))

@@ -19,6 +19,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/clientip"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
+	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 	"github.com/matchpoint-api/matchpoint/internal/web"
@@ -38,6 +39,8 @@ type Deps struct {
 	Logger   *slog.Logger
 	Registry *prometheus.Registry // metrics are registered here and served at /metrics
 	ClientIP *clientip.Resolver   // finds the client's address; default: the connection's
+
+	Notifications *notifications.Service
 }
 
 type server struct {
@@ -56,6 +59,8 @@ type server struct {
 	problems *problems
 	api      huma.API
 	clientIP *clientip.Resolver
+
+	notifications *notifications.Service
 }
 
 var installErrors sync.Once
@@ -75,6 +80,7 @@ func New(d Deps) http.Handler {
 		baseURL: d.BaseURL, https: strings.HasPrefix(d.BaseURL, "https://"), version: d.Version, users: d.Users, oauth: d.OAuth, keys: d.Keys, idem: d.Idem,
 		web: d.Web, ready: d.Ready, log: d.Logger, registry: d.Registry, metrics: newMetrics(d.Registry),
 		problems: &problems{docsURL: d.DocsURL}, clientIP: d.ClientIP,
+		notifications: d.Notifications,
 	}
 	if s.clientIP == nil {
 		s.clientIP = clientip.New(nil)
