@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
 // Platforms of push targets.
@@ -96,7 +98,7 @@ const MaxBody = 1000
 // PayloadOf is m's payload.
 func PayloadOf(m Message) Payload {
 	return Payload{ID: m.ID, Kind: m.Kind, Title: Truncate(m.Title, 300), Body: Truncate(m.Body, MaxBody), Data: m.Data,
-		Count: m.Count, CreatedAt: m.Created.UTC().Format(time.RFC3339Nano)}
+		Count: m.Count, CreatedAt: wire.Time(m.Created)}
 }
 
 // JSON encodes m's payload.
