@@ -67,6 +67,7 @@ type Job struct {
 	Channel   string // ChannelPush or ChannelEmail
 	Attempts  int    // failed attempts so far
 	FirstSend bool   // never handed out before (the sent event is due)
+	InCentre  bool   // the notification is in the centre (in_app on): reading it there makes its push pointless
 	CreatedAt time.Time
 
 	Notification Record

@@ -117,7 +117,7 @@ var urgent = map[string]bool{
 func (w *Worker) decide(now time.Time) func(*Job) Plan {
 	return func(j *Job) Plan {
 		n := &j.Notification
-		if now.Sub(j.CreatedAt) > w.cfg.MaxAge || n.ReadAt != nil {
+		if now.Sub(j.CreatedAt) > w.cfg.MaxAge || (j.InCentre && n.ReadAt != nil) {
 			return Plan{Action: Drop}
 		}
 		choice := j.Settings.Choice(n.Kind)

@@ -57,9 +57,10 @@ type Sender struct {
 	url    string
 	client *http.Client
 
-	mu      sync.Mutex
-	access  string
-	expires time.Time
+	mu       sync.Mutex
+	access   string
+	obtained time.Time
+	expires  time.Time
 }
 
 // New returns a sender for the service account in cfg.Credentials.
@@ -114,7 +115,7 @@ func (s *Sender) accessToken(ctx context.Context, renew bool) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.cfg.Clock.Now()
-	if s.access != "" && !renew && now.Add(time.Minute).Before(s.expires) {
+	if s.access != "" && !renew && now.Add(time.Minute).Before(s.expires) && !now.Before(s.obtained) {
 		return s.access, nil
 	}
 	assertion, err := push.SignRS256(s.key, map[string]string{"alg": "RS256", "typ": "JWT", "kid": s.acct.PrivateKeyID},
@@ -148,7 +149,7 @@ func (s *Sender) accessToken(ctx context.Context, renew bool) (string, error) {
 	if tok.ExpiresIn <= 0 {
 		tok.ExpiresIn = 3600
 	}
-	s.access, s.expires = tok.AccessToken, now.Add(time.Duration(tok.ExpiresIn)*time.Second)
+	s.access, s.obtained, s.expires = tok.AccessToken, now, now.Add(time.Duration(tok.ExpiresIn)*time.Second)
 	return s.access, nil
 }
 

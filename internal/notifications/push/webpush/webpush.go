@@ -109,7 +109,9 @@ func (s *Sender) token(audience string) (string, error) {
 	now := s.cfg.Clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t, ok := s.tokens[audience]; ok && t.exp.Sub(now) > time.Hour {
+	// Reused while it has more than an hour left, and never when the clock
+	// moved back so far that it would seem to live longer than it may.
+	if t, ok := s.tokens[audience]; ok && t.exp.Sub(now) > time.Hour && t.exp.Sub(now) <= tokenLife {
 		return t.jwt, nil
 	}
 	exp := now.Add(tokenLife)
