@@ -27,6 +27,10 @@ var (
 
 const notificationColumns = `n.id, n.user_id, n.kind, n.title, n.body, n.data, n.collapse_key, n.count, n.created_at, n.updated_at, n.read_at, n.delivered_at`
 
+// returnedNotification is notificationColumns for RETURNING, where SQLite
+// takes no table names.
+const returnedNotification = `id, user_id, kind, title, body, data, collapse_key, count, created_at, updated_at, read_at, delivered_at`
+
 func scanNotification(row scanner, extra ...any) (*notifications.Record, error) {
 	var r notifications.Record
 	var data string
@@ -87,8 +91,8 @@ func (s *Notifications) Get(ctx context.Context, userID, id string) (*notificati
 
 // MarkRead sets read_at once.
 func (s *Notifications) MarkRead(ctx context.Context, userID, id string, now time.Time) (*notifications.Record, error) {
-	r, err := scanNotification(s.db.QueryRowContext(ctx, `UPDATE notifications AS n SET read_at = COALESCE(n.read_at, $3)
-		WHERE n.id = $1 AND n.user_id = $2 RETURNING `+notificationColumns, id, userID, micros(now)))
+	r, err := scanNotification(s.db.QueryRowContext(ctx, `UPDATE notifications SET read_at = COALESCE(read_at, $3)
+		WHERE id = $1 AND user_id = $2 RETURNING `+returnedNotification, id, userID, micros(now)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFoundNotification(id)
 	}
@@ -128,8 +132,8 @@ func (s *Notifications) AckDelivered(ctx context.Context, userID, id string, now
 	var out *notifications.Record
 	var first bool
 	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
-		r, err := scanNotification(tx.QueryRowContext(ctx, `UPDATE notifications AS n SET delivered_at = $3
-			WHERE n.id = $1 AND n.user_id = $2 AND n.delivered_at IS NULL RETURNING `+notificationColumns, id, userID, micros(now)))
+		r, err := scanNotification(tx.QueryRowContext(ctx, `UPDATE notifications SET delivered_at = $3
+			WHERE id = $1 AND user_id = $2 AND delivered_at IS NULL RETURNING `+returnedNotification, id, userID, micros(now)))
 		if errors.Is(err, sql.ErrNoRows) {
 			r, err = scanNotification(tx.QueryRowContext(ctx, `SELECT `+notificationColumns+` FROM notifications n WHERE n.id = $1 AND n.user_id = $2`, id, userID))
 			if errors.Is(err, sql.ErrNoRows) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
@@ -21,7 +22,7 @@ func init() {
 // SKIP LOCKED so nodes claim side by side, on SQLite the IMMEDIATE
 // transaction holds the write lock and the conditional UPDATE is exact.
 
-const jobColumns = `j.seq, j.channel, j.attempts, j.sent_at IS NULL, j.created_at,
+const jobColumns = `j.seq, j.channel, j.attempts, j.sent_at IS NULL, j.created_at, n.in_app,
 	` + notificationColumns + `,
 	COALESCE(d.id, ''), COALESCE(d.platform, ''), COALESCE(d.token, ''), COALESCE(d.p256dh, ''), COALESCE(d.auth, ''), COALESCE(d.name, ''),
 	COALESCE(u.email, ''), u.timezone, COALESCE(s.channels, ''), COALESCE(s.quiet_start, ''), COALESCE(s.quiet_end, '')`
@@ -106,7 +107,7 @@ func scanClaimed(row scanner) (*notifications.Job, error) {
 	var nCreated, nUpdated int64
 	var read, delivered sql.NullInt64
 	r := &j.Notification
-	if err := row.Scan(&j.Seq, &j.Channel, &j.Attempts, &firstSend, &created,
+	if err := row.Scan(&j.Seq, &j.Channel, &j.Attempts, &firstSend, &created, &j.InCentre,
 		&r.ID, &r.UserID, &r.Kind, &r.Title, &r.Body, &data, &r.CollapseKey, &r.Count, &nCreated, &nUpdated, &read, &delivered,
 		&d.ID, &d.Platform, &d.Token, &d.P256DH, &d.Auth, &d.Name,
 		&j.Email, &j.Settings.Timezone, &channels, &qs, &qe); err != nil {
@@ -131,36 +132,70 @@ func scanClaimed(row scanner) (*notifications.Job, error) {
 	return &j, nil
 }
 
-// FinishJobs records the outcomes in one transaction.
+// FinishJobs records the outcomes in one transaction: the finished jobs
+// are deleted together, and only those whose lease owner still held
+// record their event (another node that took a lease over does the work
+// and records it instead).
 func (s *Notifications) FinishJobs(ctx context.Context, owner string, outcomes []notifications.Outcome) error {
 	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
-		for _, o := range outcomes {
-			var res sql.Result
-			var err error
+		var finished []any
+		var used []any
+		byID := map[int64]*notifications.Outcome{}
+		var at time.Time
+		for i := range outcomes {
+			o := &outcomes[i]
 			switch o.Action {
-			case notifications.Done:
-				res, err = tx.ExecContext(ctx, `DELETE FROM notification_jobs WHERE seq = $1 AND lease_owner = $2`, o.Seq, owner)
-				if err == nil && o.DeviceID != "" {
-					_, err = tx.ExecContext(ctx, `UPDATE push_devices SET last_used_at = $2 WHERE id = $1`, o.DeviceID, micros(o.At))
+			case notifications.Done, notifications.Drop:
+				finished = append(finished, o.Seq)
+				byID[o.Seq] = o
+				if o.Action == notifications.Done && o.DeviceID != "" {
+					used = append(used, o.DeviceID)
+					at = o.At
 				}
 			case notifications.Retry:
-				res, err = tx.ExecContext(ctx, `UPDATE notification_jobs SET run_at = $3, attempts = attempts + 1, last_error = $4,
-					lease_owner = '', lease_until = 0 WHERE seq = $1 AND lease_owner = $2`, o.Seq, owner, micros(o.Until), truncate(o.Error, 500))
+				if _, err := tx.ExecContext(ctx, `UPDATE notification_jobs SET run_at = $3, attempts = attempts + 1, last_error = $4,
+					lease_owner = '', lease_until = 0 WHERE seq = $1 AND lease_owner = $2`, o.Seq, owner, micros(o.Until), truncate(o.Error, 500)); err != nil {
+					return err
+				}
 			case notifications.Gone:
 				// Removing the device removes every job queued for it.
-				res, err = tx.ExecContext(ctx, `DELETE FROM push_devices WHERE id = $1`, o.DeviceID)
-			default:
-				res, err = tx.ExecContext(ctx, `DELETE FROM notification_jobs WHERE seq = $1 AND lease_owner = $2`, o.Seq, owner)
+				if _, err := tx.ExecContext(ctx, `DELETE FROM push_devices WHERE id = $1`, o.DeviceID); err != nil {
+					return err
+				}
 			}
+		}
+		if len(finished) > 0 {
+			rows, err := tx.QueryContext(ctx, `DELETE FROM notification_jobs WHERE lease_owner = $1 AND seq IN (`+placeholders(2, len(finished))+`)
+				RETURNING seq`, append([]any{owner}, finished...)...)
 			if err != nil {
 				return err
 			}
-			// The event of a job whose lease another node took over is
-			// that node's to record.
-			if n, _ := res.RowsAffected(); n > 0 && o.Action == notifications.Done {
-				if err := appendEvent(ctx, tx, o.Event); err != nil {
+			var held []int64
+			for rows.Next() {
+				var seq int64
+				if err := rows.Scan(&seq); err != nil {
+					rows.Close()
 					return err
 				}
+				held = append(held, seq)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			slices.Sort(held) // events in the order the jobs were queued
+			for _, seq := range held {
+				if o := byID[seq]; o.Action == notifications.Done {
+					if err := appendEvent(ctx, tx, o.Event); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if len(used) > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE push_devices SET last_used_at = $1 WHERE id IN (`+placeholders(2, len(used))+`)`,
+				append([]any{micros(at)}, used...)...); err != nil {
+				return err
 			}
 		}
 		return nil
