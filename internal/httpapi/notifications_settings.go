@@ -155,7 +155,8 @@ type EmailUnsubscribe struct {
 	Email  bool   `json:"email" example:"false" doc:"Email for this kind, now off"`
 }
 
-type unsubscribeIn struct {
+// UnsubscribeParams name the link's token.
+type UnsubscribeParams struct {
 	Token string `query:"token" required:"true" maxLength:"256" doc:"The token of the email's link"`
 }
 
@@ -196,12 +197,16 @@ func (s *server) registerUnsubscribe() {
 		Summary: "Unsubscribe from a kind of email",
 		Description: "The target of the `List-Unsubscribe` header of every notification email, for one-click unsubscription (RFC 8058: the mail " +
 			"client posts `List-Unsubscribe=One-Click`), and of the form of the page the email's link opens. The signed token names the account " +
-			"and the kind; no credential is needed. Turns email off for that kind. Answers JSON, or a page to a browser's form.",
+			"and the kind; no credential is needed. Turns email off for that kind. Answers JSON (EmailUnsubscribe), or a page to a browser's form.",
 		Metadata: public(),
+		// The body says nothing the token does not: it is documented, not read.
+		RequestBody: &huma.RequestBody{Description: "`List-Unsubscribe=One-Click`, as RFC 8058 mail clients send it; may be empty.",
+			// A string schema, so that Huma leaves the body unread.
+			Content: map[string]*huma.MediaType{"application/x-www-form-urlencoded": {Schema: &huma.Schema{Type: "string",
+				Examples: []any{"List-Unsubscribe=One-Click"}}}}},
 	}, func(ctx context.Context, in *struct {
-		unsubscribeIn
-		Accept  string `header:"Accept"`
-		RawBody []byte `contentType:"application/x-www-form-urlencoded"`
+		Token  string `query:"token" required:"true" maxLength:"256" doc:"The token of the email's link"`
+		Accept string `header:"Accept"`
 	}) (*struct {
 		ContentType string `header:"Content-Type"`
 		Body        []byte
@@ -229,7 +234,7 @@ func (s *server) registerUnsubscribe() {
 		Summary:     "The unsubscribe page of an email's link",
 		Description: "An HTML page asking to confirm; opening it changes nothing (link scanners open links), its button posts to unsubscribe-email.",
 		Metadata:    public(),
-	}, func(ctx context.Context, in *unsubscribeIn) (*htmlOut, error) {
+	}, func(ctx context.Context, in *UnsubscribeParams) (*htmlOut, error) {
 		kind, err := s.notifications.CheckUnsubscribe(in.Token)
 		if err != nil {
 			return nil, err
