@@ -15,6 +15,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/config"
 	"github.com/matchpoint-api/matchpoint/internal/notify"
 	"github.com/matchpoint-api/matchpoint/internal/testdb"
+	"github.com/matchpoint-api/matchpoint/internal/users"
 )
 
 // mailed is an accepted email, parsed.
@@ -165,6 +166,46 @@ func TestNotificationEmail(t *testing.T) {
 			s.SendNotifications(t)
 			if got := len(smtp.Messages()); got != 3 || s.PendingNotificationJobs(t) != 0 {
 				t.Errorf("retried email: %d messages, %d jobs", got, s.PendingNotificationJobs(t))
+			}
+		})
+	}
+}
+
+// TestVerificationDecisionNotifies: an operator's decision on an ID
+// verification reaches the person in the centre and by email (both on by
+// default for verification.decided), written in the review's transaction.
+func TestVerificationDecisionNotifies(t *testing.T) {
+	for _, d := range testdb.Engines() {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			smtp := apptest.StartSMTP(t)
+			s := apptest.StartWith(t, d, apptest.Options{Configure: func(c *config.Config) { c.SMTPURL = "smtp://" + smtp.Addr }})
+			ctx := t.Context()
+			nina := s.User(t, "nina")
+			key := s.Key(t, nina, "read", "write")
+			op, err := s.App.Users.Register(ctx, users.Registration{Email: "op@example.com", Username: "opal", Password: apptest.Password, Role: "operator"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if op, err = s.App.Users.SetTier(ctx, op.ID, users.TierEnterprise, nil); err != nil {
+				t.Fatal(err)
+			}
+			r := api(t, s, "POST", "/v1/users/me/verification", key, `{"document_type":"passport"}`)
+			if r.Status != 201 {
+				t.Fatalf("request: %d %s", r.Status, r.Body)
+			}
+			vid := str(r.JSON(t), "id")
+			if r = api(t, s, "POST", "/v1/verifications/"+vid+"/reject", s.Key(t, op, "admin"), `{"note":"The photo is blurred."}`); r.Status != 200 {
+				t.Fatalf("reject: %d %s", r.Status, r.Body)
+			}
+			l := listNotifications(t, s, key, "")
+			if len(l.Data) != 1 || l.Data[0].Kind != notify.KindVerificationDecided || l.Data[0].Title != "Your ID verification was not approved" ||
+				l.Data[0].Body != "The photo is blurred." || l.Data[0].Data["verification_id"] != vid || l.Data[0].Data["status"] != "rejected" {
+				t.Fatalf("centre %+v", l)
+			}
+			s.SendNotifications(t)
+			if msgs := smtp.Messages(); len(msgs) != 1 || !strings.Contains(parseMail(t, msgs[0]).Text, "The photo is blurred.") {
+				t.Fatalf("emails %+v", msgs)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/notify"
+	"github.com/matchpoint-api/matchpoint/internal/users"
 )
 
 func init() {
@@ -181,4 +182,15 @@ func writeNotification(ctx context.Context, tx *sql.Tx, n *notify.Notification, 
 	created = id == n.ID
 	n.ID, n.Count, n.CreatedAt = id, count, fromMicros(createdAt)
 	return created, nil
+}
+
+// verificationNotification tells the person their ID verification was
+// decided (written in the review's transaction).
+func verificationNotification(v *users.Verification) *notify.Notification {
+	title := "Your ID is verified"
+	if v.Status != users.VerificationApproved {
+		title = "Your ID verification was not approved"
+	}
+	return notify.New(*v.ReviewedAt, v.UserID, notify.KindVerificationDecided, title, v.ReviewNote,
+		map[string]string{"verification_id": v.ID, "status": v.Status})
 }
