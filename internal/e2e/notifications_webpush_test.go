@@ -35,6 +35,7 @@ type pushService struct {
 	now   func() time.Time
 
 	mu       sync.Mutex
+	delay    time.Duration       // before each answer (a slow push service)
 	subs     map[string]*browser // by path
 	answers  map[string][]pushAnswer
 	received []pushed
@@ -146,7 +147,9 @@ func (p *pushService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a, p.answers[b.path] = q[0], q[1:]
 	}
 	p.received = append(p.received, pushed{Path: b.path, Header: r.Header.Clone(), Payload: payload, Status: a.status})
+	delay := p.delay
 	p.mu.Unlock()
+	time.Sleep(delay)
 	if a.retryAfter != "" {
 		w.Header().Set("Retry-After", a.retryAfter)
 	}
@@ -274,4 +277,10 @@ func decryptRFC8291(b *browser, body []byte) ([]byte, error) {
 		out = append(out, plain[:i]...)
 	}
 	return out, nil
+}
+
+// encodeKeys are a subscription's keys as the browser gives them.
+func encodeKeys(b *browser) (p256dh, auth string) {
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString(b.key.PublicKey().Bytes()), enc.EncodeToString(b.auth)
 }
