@@ -83,6 +83,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	go a.RunMatchExpiry(jctx, expiryEvery, log)
 	go geo.Default() // load the gazetteer now rather than on the first request that needs it
+	// Pushes and emails: stopped after the last request, leases handed back.
+	nctx, stopNotifications := context.WithCancel(context.Background())
+	notificationsDone := make(chan struct{})
+	go func() { defer close(notificationsDone); a.RunNotifications(nctx) }()
+	defer func() { stopNotifications(); <-notificationsDone }()
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", a.DB.Dialect,
 		"startup_ms", time.Since(start).Milliseconds())
 

@@ -23,7 +23,9 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/geo"
 	"github.com/matchpoint-api/matchpoint/internal/httpapi"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
+	"github.com/matchpoint-api/matchpoint/internal/mail"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
+	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
 	"github.com/matchpoint-api/matchpoint/internal/sessions"
@@ -49,6 +51,12 @@ type App struct {
 	Webhooks *webhooks.Service
 	Matching *matching.Service
 	Handler  http.Handler
+
+	// Notifications: the centre, and the worker that pushes and mails.
+	Notifications      *notifications.Service
+	NotificationWorker *notifications.Worker
+	NotificationStore  *store.Notifications
+	Mail               *mail.Sender // nil without MATCHPOINT_SMTP_URL
 
 	retention store.Retention
 }
@@ -119,6 +127,9 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	if err != nil {
 		return nil, err
 	}
+	if err := assembleNotifications(ctx, a, cfg, clk, opts.Logger); err != nil {
+		return nil, err
+	}
 	proxies, err := clientip.ParseTrusted(cfg.TrustedProxies)
 	if err != nil {
 		return nil, err
@@ -141,6 +152,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Web: pages, Ready: db.PingContext, Logger: opts.Logger, Registry: reg, ClientIP: clientip.New(proxies),
 		Limiter: a.Limiter, AnonymousLimit: cfg.AnonymousLimit,
 		Webhooks: a.Webhooks, Matching: a.Matching, Places: geo.Default,
+		Notifications: a.Notifications,
 	})
 	return a, nil
 }

@@ -41,8 +41,8 @@ type WebhookOptions struct {
 	Duration    time.Duration // length of the steady run
 }
 
-// receiver is a local HTTPS endpoint that notes when each event arrives.
-type receiver struct {
+// hookReceiver is a local HTTPS endpoint that notes when each event arrives.
+type hookReceiver struct {
 	url     string
 	caFile  string
 	srv     *http.Server
@@ -52,7 +52,7 @@ type receiver struct {
 	lat     []time.Duration
 }
 
-func newReceiver(dir string) (*receiver, error) {
+func newReceiver(dir string) (*hookReceiver, error) {
 	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	now := time.Now()
 	caT := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "bench CA"}, NotBefore: now.Add(-time.Hour),
@@ -69,7 +69,7 @@ func newReceiver(dir string) (*receiver, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &receiver{caFile: filepath.Join(dir, "ca.pem"), started: map[string]time.Time{}}
+	r := &hookReceiver{caFile: filepath.Join(dir, "ca.pem"), started: map[string]time.Time{}}
 	if err := os.WriteFile(r.caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o600); err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func newReceiver(dir string) (*receiver, error) {
 	return r, nil
 }
 
-func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
+func (r *hookReceiver) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	var probe struct{ Type, Challenge string }
 	_ = json.Unmarshal(body, &probe)
@@ -104,8 +104,8 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 }
 
 // Webhooks measures delivery: a baseline of plain HTTPS POSTs to the same
-// receiver, then deliveries per second of a burst of events, then the time
-// from the change to the receiver's 200 at a steady rate.
+// hookReceiver, then deliveries per second of a burst of events, then the time
+// from the change to the hookReceiver's 200 at a steady rate.
 func Webhooks(ctx context.Context, o WebhookOptions, out io.Writer) error {
 	dir, err := os.MkdirTemp("", "matchpoint-bench-webhooks-")
 	if err != nil {
@@ -135,8 +135,8 @@ func Webhooks(ctx context.Context, o WebhookOptions, out io.Writer) error {
 	defer a.Close()
 	fmt.Fprintf(out, "matchpoint bench webhooks on %s: one HTTPS endpoint on loopback\n", engine)
 
-	// Baseline: the receiver itself, POSTed to directly with the same body.
-	base := baseline(rcv, 16, 3*time.Second)
+	// Baseline: the hookReceiver itself, POSTed to directly with the same body.
+	base := hookBaseline(rcv, 16, 3*time.Second)
 	fmt.Fprintf(out, "%-44s %8.0f /s\n", "baseline: plain HTTPS POSTs, 16 clients", base)
 
 	u, err := a.Users.Register(ctx, users.Registration{Email: "bench@example.com", Username: "bench", Password: "benchmark password"})
@@ -239,13 +239,13 @@ func Webhooks(ctx context.Context, o WebhookOptions, out io.Writer) error {
 		return fmt.Errorf("bench: no latency measured")
 	}
 	fmt.Fprintf(out, "%-44s p50 %6.1f ms   p99 %6.1f ms   (%d deliveries; target p99 < 250 ms)\n",
-		fmt.Sprintf("steady %d events/s: change to receiver's 200", o.Rate), ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]), len(lat))
+		fmt.Sprintf("steady %d events/s: change to hookReceiver's 200", o.Rate), ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100]), len(lat))
 	return nil
 }
 
-// baseline is what the receiver takes directly: POSTs per second from conc
+// baseline is what the hookReceiver takes directly: POSTs per second from conc
 // keep-alive clients.
-func baseline(r *receiver, conc int, d time.Duration) float64 {
+func hookBaseline(r *hookReceiver, conc int, d time.Duration) float64 {
 	pool, _ := x509.SystemCertPool()
 	if pool == nil {
 		pool = x509.NewCertPool()

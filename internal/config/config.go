@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -45,20 +44,33 @@ type Config struct {
 	RedisURL       string
 	AnonymousLimit int64
 
+	// Outbound calls to addresses users chose (webhook endpoints, Web Push
+	// endpoints) and notifications.
+	WebhookAllowPrivate bool   // reach loopback and private addresses (development, tests)
+	WebhookCAFile       string // PEM certificates trusted besides the system's, for every outbound call
+	SMTPURL             string // smtp://user:pass@host:port?from=addr or smtps://...; empty: no email
+	VAPIDSubject        string // mailto: or https: contact of Web Push; default from the base URL
+	APNsKeyFile         string // .p8 key; APNs is off without it
+	APNsKeyID           string
+	APNsTeamID          string
+	APNsTopic           string // the app's bundle id
+	APNsURL             string // default the production host
+	FCMCredentialsFile  string // service account key (JSON); FCM is off without it
+	FCMURL              string // overrides the send endpoint (tests)
+	badAllowPrivate     bool
+
+	// Webhooks (DECISIONS.md, Webhooks).
+	WebhookRetrySchedule string        // comma-separated durations; empty: the default with jitter
+	WebhookTimeout       time.Duration // per attempt
+	WebhookRetention     time.Duration // how long deliveries are kept
+	WebhookEgressIPs     string        // comma-separated addresses or CIDR ranges, published at ip-ranges
+
 	// Set by Validate when BaseURL or DocsURL were not given, so that
 	// Listening can fill in the port a listener on port 0 got.
 	derivedBase, derivedDocs bool
 	badEnv                   []string // duration variables that did not parse, reported by Validate
 	badInt                   []string // integer variables that did not parse, reported by Validate
 
-	// Webhooks (DECISIONS.md, Webhooks).
-	WebhookAllowPrivate  bool          // deliver to loopback and private addresses (development, tests)
-	WebhookCAFile        string        // PEM certificates trusted besides the system's
-	WebhookRetrySchedule string        // comma-separated durations; empty: the default with jitter
-	WebhookTimeout       time.Duration // per attempt
-	WebhookRetention     time.Duration // how long deliveries are kept
-	WebhookEgressIPs     string        // comma-separated addresses or CIDR ranges, published at ip-ranges
-	SMTPURL              string        // smtp://user:pass@host:port?from=addr; empty: no email
 }
 
 // Defaults of the settings.
@@ -97,28 +109,9 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
 	fs.DurationVar(&c.OutboxRetention, "outbox-retention", c.envDuration(getenv, "MATCHPOINT_OUTBOX_RETENTION", DefaultOutboxRetention),
 		"how long delivered outbox events are kept (MATCHPOINT_OUTBOX_RETENTION)")
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", env("MATCHPOINT_TRUSTED_PROXIES", ""), "comma-separated IPs and CIDR ranges of proxies whose X-Forwarded-For is believed (MATCHPOINT_TRUSTED_PROXIES)")
-	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", env("MATCHPOINT_WEBHOOK_ALLOW_PRIVATE", "") == "true",
-		"deliver webhooks to loopback and private addresses: development and tests only (MATCHPOINT_WEBHOOK_ALLOW_PRIVATE)")
-	fs.StringVar(&c.WebhookCAFile, "webhook-ca-file", env("MATCHPOINT_WEBHOOK_CA_FILE", ""), "PEM file of CAs trusted for webhook endpoints besides the system's (MATCHPOINT_WEBHOOK_CA_FILE)")
-	fs.StringVar(&c.WebhookRetrySchedule, "webhook-retry-schedule", env("MATCHPOINT_WEBHOOK_RETRY_SCHEDULE", ""),
-		"waits before each webhook retry, like 1s,1s,2s (no jitter); default 5s,5m,30m,2h,5h,10h,10h with jitter (MATCHPOINT_WEBHOOK_RETRY_SCHEDULE)")
-	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", c.envDuration(getenv, "MATCHPOINT_WEBHOOK_TIMEOUT", 15*time.Second),
-		"time limit of one webhook attempt (MATCHPOINT_WEBHOOK_TIMEOUT)")
-	fs.DurationVar(&c.WebhookRetention, "webhook-retention", c.envDuration(getenv, "MATCHPOINT_WEBHOOK_RETENTION", 30*24*time.Hour),
-		"how long webhook deliveries are kept (MATCHPOINT_WEBHOOK_RETENTION)")
-	fs.StringVar(&c.WebhookEgressIPs, "webhook-egress-ips", env("MATCHPOINT_WEBHOOK_EGRESS_IPS", ""),
-		"addresses or CIDR ranges webhooks are sent from, published at /api/v1/webhooks/ip-ranges (MATCHPOINT_WEBHOOK_EGRESS_IPS)")
-	fs.StringVar(&c.SMTPURL, "smtp-url", env("MATCHPOINT_SMTP_URL", ""), "smtp://user:password@host:port?from=address for notification email (MATCHPOINT_SMTP_URL)")
-	fs.DurationVar(&c.MatchRequestTTL, "match-request-ttl", c.envDuration(getenv, "MATCHPOINT_MATCH_REQUEST_TTL", 7*24*time.Hour),
-		"a pending match request expires after this (MATCHPOINT_MATCH_REQUEST_TTL)")
-	fs.IntVar(&c.MatchSuppressAfter, "match-suppress-after", c.envCount(getenv, "MATCHPOINT_MATCH_SUPPRESS_AFTER", 5),
-		"showings of a candidate without action before it is held back (MATCHPOINT_MATCH_SUPPRESS_AFTER)")
-	fs.DurationVar(&c.MatchSuppressFor, "match-suppress-for", c.envDuration(getenv, "MATCHPOINT_MATCH_SUPPRESS_FOR", 7*24*time.Hour),
-		"how long a candidate shown too often is held back (MATCHPOINT_MATCH_SUPPRESS_FOR)")
-	fs.DurationVar(&c.MatchExpiryEvery, "match-expiry-every", c.envDuration(getenv, "MATCHPOINT_MATCH_EXPIRY_EVERY", time.Minute),
-		"how often pending match requests past their time are expired (MATCHPOINT_MATCH_EXPIRY_EVERY)")
-	fs.IntVar(&c.MatchPendingCap, "match-pending-cap", c.envCount(getenv, "MATCHPOINT_MATCH_PENDING_CAP", 20),
-		"people holding this many unanswered match requests are not recommended (MATCHPOINT_MATCH_PENDING_CAP)")
+	registerWebhooks(fs, getenv, c)
+	registerMatching(fs, getenv, c)
+	registerNotifications(fs, env, c)
 	return c
 }
 
@@ -183,8 +176,8 @@ func (c *Config) Validate() error {
 	if len(c.badEnv) > 0 {
 		return fmt.Errorf("config: %s must be a duration like 720h or a whole number", strings.Join(c.badEnv, ", "))
 	}
-	if c.MatchRequestTTL < 0 || c.MatchSuppressFor < 0 || c.MatchSuppressAfter < 0 || c.MatchPendingCap < 0 || c.MatchExpiryEvery < 0 {
-		return errors.New("config: matching settings must not be negative")
+	if err := c.validateMatching(); err != nil {
+		return err
 	}
 	if len(c.badInt) > 0 {
 		return fmt.Errorf("config: %s must be a whole number", strings.Join(c.badInt, ", "))
@@ -198,14 +191,8 @@ func (c *Config) Validate() error {
 	if c.OutboxRetention <= 0 {
 		return errors.New("config: outbox retention must be positive")
 	}
-	if _, err := c.RetrySchedule(); err != nil {
+	if err := c.validateWebhooks(); err != nil {
 		return err
-	}
-	if _, err := c.EgressIPs(); err != nil {
-		return err
-	}
-	if c.WebhookTimeout < 0 || c.WebhookRetention < 0 {
-		return errors.New("config: webhook timeout and retention must be positive")
 	}
 	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
 		return errors.New("config: log format must be json or text")
@@ -213,7 +200,7 @@ func (c *Config) Validate() error {
 	if _, err := clientip.ParseTrusted(c.TrustedProxies); err != nil {
 		return fmt.Errorf("config: MATCHPOINT_TRUSTED_PROXIES: %w", err)
 	}
-	return nil
+	return c.validateNotifications()
 }
 
 // Listening records the address the service actually listens on (the port
@@ -264,39 +251,4 @@ func (c *Config) Level() (slog.Level, error) {
 		return 0, fmt.Errorf("config: log level %q: want debug, info, warn or error", c.LogLevel)
 	}
 	return l, nil
-}
-
-// RetrySchedule parses the webhook retry schedule; nil means the default.
-func (c *Config) RetrySchedule() ([]time.Duration, error) {
-	if strings.TrimSpace(c.WebhookRetrySchedule) == "" {
-		return nil, nil
-	}
-	var out []time.Duration
-	for _, f := range strings.Split(c.WebhookRetrySchedule, ",") {
-		d, err := time.ParseDuration(strings.TrimSpace(f))
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("config: MATCHPOINT_WEBHOOK_RETRY_SCHEDULE must be positive durations separated by commas, like 1s,1s,2s")
-		}
-		out = append(out, d)
-	}
-	return out, nil
-}
-
-// EgressIPs parses the published webhook source addresses into CIDR ranges.
-func (c *Config) EgressIPs() ([]string, error) {
-	var out []string
-	for _, f := range strings.Split(c.WebhookEgressIPs, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		if p, err := netip.ParsePrefix(f); err == nil {
-			out = append(out, p.Masked().String())
-		} else if a, err := netip.ParseAddr(f); err == nil {
-			out = append(out, netip.PrefixFrom(a, a.BitLen()).String())
-		} else {
-			return nil, fmt.Errorf("config: MATCHPOINT_WEBHOOK_EGRESS_IPS: %q is not an address or CIDR range", f)
-		}
-	}
-	return out, nil
 }

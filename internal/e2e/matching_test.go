@@ -289,7 +289,7 @@ func matchEvents(t *testing.T, s *apptest.Server) []struct{ Type, Audience, Payl
 	return out
 }
 
-func notifications(t *testing.T, s *apptest.Server, userID string) []string {
+func notificationKinds(t *testing.T, s *apptest.Server, userID string) []string {
 	t.Helper()
 	rows, err := s.App.DB.QueryContext(context.Background(), `SELECT kind FROM notifications WHERE user_id = $1 ORDER BY id`, userID)
 	if err != nil {
@@ -404,10 +404,10 @@ func TestMatchLifecycle(t *testing.T) {
 		if aud := strings.Fields(evs[0].Audience); !slices.Contains(aud, a.ID) || !slices.Contains(aud, b.ID) || len(aud) != 2 {
 			t.Errorf("audience %v", aud)
 		}
-		if got := notifications(t, s, a.ID); !slices.Equal(got, []string{"match.accepted", "match.requested"}) {
+		if got := notificationKinds(t, s, a.ID); !slices.Equal(got, []string{"match.accepted", "match.requested"}) {
 			t.Errorf("a's notifications %v", got)
 		}
-		if got := notifications(t, s, c.ID); !slices.Equal(got, []string{"match.declined", "match.requested", "match.expired"}) {
+		if got := notificationKinds(t, s, c.ID); !slices.Equal(got, []string{"match.declined", "match.requested", "match.expired"}) {
 			t.Errorf("c's notifications %v", got)
 		}
 

@@ -65,6 +65,12 @@ func firstNull(reg huma.Registry, schema *huma.Schema, doc any, path string) (st
 		for name, val := range v {
 			prop := schema.Properties[name]
 			if prop == nil {
+				// A map's values follow its additionalProperties.
+				if ap, ok := schema.AdditionalProperties.(*huma.Schema); ok {
+					prop = ap
+				}
+			}
+			if prop == nil {
 				continue // unknown fields are the validator's to refuse
 			}
 			p := name

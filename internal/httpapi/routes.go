@@ -24,6 +24,7 @@ func (s *server) routes() http.Handler {
 	s.registerMatches()
 	s.registerPlaces()
 	s.registerBlocks()
+	s.registerNotifications()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
 	api := noStore(cors(limitBody(s.authenticate(s.rateLimit(s.validStrings(s.idempotent(apiMux)))))))

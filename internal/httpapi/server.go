@@ -22,6 +22,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/geo"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
+	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
 	"github.com/matchpoint-api/matchpoint/internal/users"
@@ -52,6 +53,7 @@ type Deps struct {
 	AnonymousLimit int64
 	Matching       *matching.Service
 	Places         func() *geo.Gazetteer // the gazetteer, loaded on first use
+	Notifications  *notifications.Service
 }
 
 type server struct {
@@ -77,6 +79,7 @@ type server struct {
 	rateLimited    *prometheus.CounterVec
 	matching       *matching.Service
 	places         func() *geo.Gazetteer
+	notifications  *notifications.Service
 }
 
 var installErrors sync.Once
@@ -97,6 +100,7 @@ func New(d Deps) http.Handler {
 		web: d.Web, webhooks: d.Webhooks, ready: d.Ready, log: d.Logger, registry: d.Registry, metrics: newMetrics(d.Registry),
 		problems: &problems{docsURL: d.DocsURL}, clientIP: d.ClientIP,
 		matching: d.Matching, places: d.Places,
+		notifications: d.Notifications,
 	}
 	if s.clientIP == nil {
 		s.clientIP = clientip.New(nil)

@@ -29,6 +29,7 @@ const (
 	Code         = "cod_"
 	Session      = "ses_"
 	Verification = "ver_"
+	Device       = "dev_"
 )
 
 var enc = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)

@@ -4,43 +4,193 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
+	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/notify"
+	"github.com/matchpoint-api/matchpoint/internal/users"
 )
 
 func init() {
+	// Deleting the notifications also deletes their queued jobs (ON DELETE
+	// CASCADE); the jobs' own eraser is registered with the queue.
 	deleteRowsOf("notifications", "user_id")
 }
 
+// Hooks of addNotification for domains built beside this one, registered
+// from an init function of their store file, as erasers are.
+var (
+	muteChecks []func(ctx context.Context, tx *sql.Tx, n *notify.Notification) (bool, error)
+	publishers []func(ctx context.Context, tx *sql.Tx, n *notify.Notification) error
+)
+
+// registerMuteCheck adds a check that silences a notification: when one
+// says muted, the notification is still kept in the centre but neither
+// pushed nor mailed (a muted conversation: the messaging store checks its
+// members' mutes here).
+func registerMuteCheck(fn func(ctx context.Context, tx *sql.Tx, n *notify.Notification) (bool, error)) {
+	muteChecks = append(muteChecks, fn)
+}
+
+// registerNotificationPublisher adds a function called with every
+// notification that enters or changes in the centre, inside the
+// transaction that writes it: the real-time stream appends its event there,
+// so that the event commits (and is replayed) with the notification.
+func registerNotificationPublisher(fn func(ctx context.Context, tx *sql.Tx, n *notify.Notification) error) {
+	publishers = append(publishers, fn)
+}
+
+// recipient is what addNotification reads of the notified person.
+type recipient struct {
+	email    string
+	deleted  bool
+	settings notifications.Settings
+}
+
+func loadRecipient(ctx context.Context, q querier, userID string) (*recipient, error) {
+	var r recipient
+	var deleted, updated sql.NullInt64
+	var channels, qs, qe string
+	err := q.QueryRowContext(ctx, `SELECT COALESCE(u.email, ''), u.timezone, u.deleted_at,
+			COALESCE(s.channels, ''), COALESCE(s.quiet_start, ''), COALESCE(s.quiet_end, ''), s.updated_at
+		FROM users u LEFT JOIN notification_settings s ON s.user_id = u.id WHERE u.id = $1`, userID).
+		Scan(&r.email, &r.settings.Timezone, &deleted, &channels, &qs, &qe, &updated)
+	if err != nil {
+		return nil, err
+	}
+	r.deleted = deleted.Valid
+	if r.settings.Overrides, err = notifications.DecodeOverrides(channels); err != nil {
+		return nil, err
+	}
+	if qs != "" && qe != "" {
+		r.settings.QuietHours = &notifications.QuietHours{Start: qs, End: qe}
+	}
+	r.settings.UpdatedAt = fromNullMicros(updated)
+	return &r, nil
+}
+
 // addNotification records n inside the transaction of the change that causes
-// it. With a collapse key, an unread notification with the same key absorbs
-// it (its title, body and data become n's and its count grows); n.ID and
-// n.Count then describe that record.
+// it, and in the same transaction queues its push and email work as the
+// person's preferences say:
+//
+//   - in_app: the record is in the centre. With a collapse key, an unread
+//     notification with the same key absorbs it (its title, body and data
+//     become n's and its count grows); n.ID and n.Count then describe that
+//     record. With in_app off the record is kept read and out of the
+//     centre, only for the pushes and emails that refer to it.
+//   - push: a job per registered device, due now or when the person's quiet
+//     hours end. A collapsed notification whose push has not gone out yet
+//     keeps that one job (it sends the latest text).
+//   - email: one job when the record is new (not when it absorbs another,
+//     so a busy conversation does not mail every message).
+//
+// A mute (registerMuteCheck) turns push and email off for n. Nothing is
+// written for an account that is gone, or when every channel is off.
 func addNotification(ctx context.Context, tx *sql.Tx, n *notify.Notification) error {
-	data, err := json.Marshal(n.Data)
+	r, err := loadRecipient(ctx, tx, n.UserID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store: notification settings: %w", err)
+	}
+	if r.deleted {
+		return nil
+	}
+	choice := r.settings.Choice(n.Kind)
+	if choice.Push || choice.Email {
+		for _, muted := range muteChecks {
+			m, err := muted(ctx, tx, n)
+			if err != nil {
+				return fmt.Errorf("store: notification mute: %w", err)
+			}
+			if m {
+				choice.Push, choice.Email = false, false
+				break
+			}
+		}
+	}
+	if !choice.InApp && !choice.Push && !choice.Email {
+		return nil
+	}
+	created, err := writeNotification(ctx, tx, n, choice.InApp)
 	if err != nil {
 		return err
 	}
-	if n.CollapseKey != "" {
-		var id string
-		var count int
-		err := tx.QueryRowContext(ctx, `UPDATE notifications SET title = $3, body = $4, data = $5, count = count + 1, updated_at = $6
-			WHERE user_id = $1 AND collapse_key = $2 AND read_at IS NULL RETURNING id, count`,
-			n.UserID, n.CollapseKey, n.Title, n.Body, string(data), micros(n.UpdatedAt)).Scan(&id, &count)
-		if err == nil {
-			n.ID, n.Count = id, count
-			return nil
+	if choice.Push {
+		runAt := n.UpdatedAt
+		if until, quiet := r.settings.QuietHours.Until(n.UpdatedAt, notifications.Location(r.settings.Timezone)); quiet {
+			runAt = until
 		}
-		if err != sql.ErrNoRows {
-			return fmt.Errorf("store: collapse notification: %w", err)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO notification_jobs (notification_id, user_id, channel, device_id, run_at, created_at)
+			SELECT $1, $2, 'push', d.id, $3, $4 FROM push_devices d WHERE d.user_id = $2
+			AND NOT EXISTS (SELECT 1 FROM notification_jobs j WHERE j.notification_id = $1 AND j.device_id = d.id AND j.sent_at IS NULL)`,
+			n.ID, n.UserID, micros(runAt), micros(n.UpdatedAt)); err != nil {
+			return fmt.Errorf("store: queue push: %w", err)
 		}
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO notifications (id, user_id, kind, title, body, data, collapse_key, count, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		n.ID, n.UserID, n.Kind, n.Title, n.Body, string(data), n.CollapseKey, n.Count, micros(n.CreatedAt), micros(n.UpdatedAt))
-	if err != nil {
-		return fmt.Errorf("store: add notification: %w", err)
+	if choice.Email && created && r.email != "" {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO notification_jobs (notification_id, user_id, channel, run_at, created_at)
+			VALUES ($1, $2, 'email', $3, $3)`, n.ID, n.UserID, micros(n.UpdatedAt)); err != nil {
+			return fmt.Errorf("store: queue email: %w", err)
+		}
+	}
+	if choice.InApp {
+		for _, publish := range publishers {
+			if err := publish(ctx, tx, n); err != nil {
+				return fmt.Errorf("store: publish notification: %w", err)
+			}
+		}
 	}
 	return nil
+}
+
+// writeNotification inserts n or folds it into the unread one with its
+// collapse key; created says which.
+func writeNotification(ctx context.Context, tx *sql.Tx, n *notify.Notification, inApp bool) (created bool, err error) {
+	data, err := json.Marshal(n.Data)
+	if err != nil {
+		return false, err
+	}
+	if !inApp {
+		// Kept read, so it never absorbs another and never counts as unread.
+		_, err = tx.ExecContext(ctx, `INSERT INTO notifications (id, user_id, kind, title, body, data, collapse_key, count, created_at, updated_at, read_at, in_app)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)`,
+			n.ID, n.UserID, n.Kind, n.Title, n.Body, string(data), n.CollapseKey, n.Count, micros(n.CreatedAt), micros(n.UpdatedAt), false)
+		if err != nil {
+			return false, fmt.Errorf("store: add notification: %w", err)
+		}
+		return true, nil
+	}
+	// One statement, so that two changes at once cannot both add a record
+	// with the same key: the second folds into the first.
+	var id string
+	var count int
+	var createdAt int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO notifications (id, user_id, kind, title, body, data, collapse_key, count, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (user_id, collapse_key) WHERE read_at IS NULL AND collapse_key <> ''
+		DO UPDATE SET title = excluded.title, body = excluded.body, data = excluded.data,
+			count = notifications.count + 1, updated_at = excluded.updated_at
+		RETURNING id, count, created_at`,
+		n.ID, n.UserID, n.Kind, n.Title, n.Body, string(data), n.CollapseKey, n.Count, micros(n.CreatedAt), micros(n.UpdatedAt)).
+		Scan(&id, &count, &createdAt)
+	if err != nil {
+		return false, fmt.Errorf("store: add notification: %w", err)
+	}
+	created = id == n.ID
+	n.ID, n.Count, n.CreatedAt = id, count, fromMicros(createdAt)
+	return created, nil
+}
+
+// verificationNotification tells the person their ID verification was
+// decided (written in the review's transaction).
+func verificationNotification(v *users.Verification) *notify.Notification {
+	title := "Your ID is verified"
+	if v.Status != users.VerificationApproved {
+		title = "Your ID verification was not approved"
+	}
+	return notify.New(*v.ReviewedAt, v.UserID, notify.KindVerificationDecided, title, v.ReviewNote,
+		map[string]string{"verification_id": v.ID, "status": v.Status})
 }

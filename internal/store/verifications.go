@@ -98,6 +98,9 @@ func (s *Users) ReviewVerification(ctx context.Context, v *users.Verification, e
 				return fmt.Errorf("store: mark verified: %w", err)
 			}
 		}
+		if err := addNotification(ctx, tx, verificationNotification(v)); err != nil {
+			return err
+		}
 		return appendEvent(ctx, tx, ev)
 	})
 }

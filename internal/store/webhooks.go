@@ -417,7 +417,7 @@ func (in *inStmt) query(ctx context.Context, tx *sql.Tx, fixed []any, keys []str
 	return out, nil
 }
 
-const jobColumns = `, d.id, d.subscription_id, COALESCE(d.event_seq, 0), d.event_id, d.event_type, COALESCE(d.payload, e.payload, ''),
+const deliveryJobColumns = `, d.id, d.subscription_id, COALESCE(d.event_seq, 0), d.event_id, d.event_type, COALESCE(d.payload, e.payload, ''),
 	d.status, d.manual, d.test, d.attempts, d.next_attempt_at, d.created_at, COALESCE(e.audience, '')`
 
 // jobs loads claimed deliveries with their subscription and event.
@@ -425,7 +425,7 @@ func (w *Webhooks) jobs(ctx context.Context, ids []any) ([]*webhooks.Job, error)
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := w.db.QueryContext(ctx, `SELECT `+subColumns+jobColumns+` FROM webhook_deliveries d
+	rows, err := w.db.QueryContext(ctx, `SELECT `+subColumns+deliveryJobColumns+` FROM webhook_deliveries d
 		JOIN webhook_subscriptions s ON s.id = d.subscription_id`+subJoins+`
 		LEFT JOIN outbox_events e ON e.seq = d.event_seq
 		WHERE d.id IN (`+placeholders(1, len(ids))+`) ORDER BY d.next_attempt_at, d.id`, ids...)
@@ -691,11 +691,7 @@ func (w *Webhooks) transitions(ctx context.Context, tx *sql.Tx, now time.Time, o
 	if err := addNotification(ctx, tx, n); err != nil {
 		return nil, err
 	}
-	var email sql.NullString
-	if err := tx.QueryRowContext(ctx, `SELECT email FROM users WHERE id = $1`, sub.UserID).Scan(&email); err != nil {
-		return nil, err
-	}
-	return &webhooks.Failing{SubscriptionID: sub.ID, UserID: sub.UserID, URL: sub.URL, Email: email.String, LastError: o.Attempt.Error}, nil
+	return &webhooks.Failing{SubscriptionID: sub.ID, UserID: sub.UserID, URL: sub.URL, LastError: o.Attempt.Error}, nil
 }
 
 // LeaseDelivery leases one delivery for a manual retry.

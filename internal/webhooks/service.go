@@ -72,7 +72,6 @@ type Service struct {
 	jitter   bool
 	node     string
 	log      *slog.Logger
-	mail     *mailer
 	schedule []time.Duration
 }
 
@@ -103,11 +102,6 @@ func NewService(st Store, clk clock.Clock, key []byte, cfg Config) (*Service, er
 		schedule: cfg.Schedule, jitter: cfg.Schedule == nil, node: nodeName()}
 	if s.schedule == nil {
 		s.schedule = DefaultSchedule
-	}
-	if cfg.SMTPURL != "" {
-		if s.mail, err = newMailer(cfg.SMTPURL); err != nil {
-			return nil, err
-		}
 	}
 	return s, nil
 }

@@ -208,11 +208,10 @@ type Outcome struct {
 	StartFailing bool   // retries exhausted: active -> failing, tell the owner
 }
 
-// Failing is a subscription that just became failing, for the email sent
-// after the transaction that recorded it.
+// Failing is a subscription that just became failing (its owner is told by
+// the notification written in the same transaction).
 type Failing struct {
-	SubscriptionID, UserID, URL, Email string
-	LastError                          string
+	SubscriptionID, UserID, URL, LastError string
 }
 
 // DeliveryFilter narrows a delivery log.

@@ -389,8 +389,10 @@ func (s *Service) record(batch []*Outcome) {
 	} else if err != nil {
 		s.log.Warn("record webhook outcome", "error", err.Error())
 	}
+	// The owner hears of it through the webhook.failing notification written
+	// with the failure (in the centre, and by email when they want it).
 	for _, f := range failing {
-		go s.tellOwner(f)
+		s.log.Info("webhook endpoint failing", "webhook_id", f.SubscriptionID, "user_id", f.UserID, "error", f.LastError)
 	}
 }
 
