@@ -34,7 +34,9 @@ type Table struct {
 // two engines with it and check that erasure covers every user column.
 func (db *DB) Schema(ctx context.Context) ([]Table, error) {
 	names, err := db.strings(ctx, map[Dialect]string{
-		SQLite:   `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'goose_db_version'`,
+		// Ordinary tables only: a full-text index is a virtual table with
+		// shadow tables of its own, which PostgreSQL does as an index.
+		SQLite:   `SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'goose_db_version'`,
 		Postgres: `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'goose_db_version'`,
 	}[db.Dialect])
 	if err != nil {
