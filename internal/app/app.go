@@ -18,6 +18,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/clock"
 	"github.com/matchpoint-api/matchpoint/internal/config"
+	"github.com/matchpoint-api/matchpoint/internal/events"
 	"github.com/matchpoint-api/matchpoint/internal/httpapi"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
@@ -39,6 +40,7 @@ type App struct {
 	Keys     *apikeys.Service
 	Sessions *sessions.Service
 	Outbox   *store.Outbox
+	Events   *events.Service
 	Handler  http.Handler
 
 	retention store.Retention
@@ -85,6 +87,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Keys:     apikeys.NewService(store.NewAPIKeys(db), clk),
 		Sessions: sessions.NewService(store.NewSessions(db), clk),
 		Outbox:   store.NewOutbox(db),
+		Events:   events.NewService(store.NewEvents(db), clk, events.Options{}),
 	}
 	a.retention = store.DefaultRetention
 	if cfg.OutboxRetention > 0 {
@@ -108,7 +111,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	a.Handler = httpapi.New(httpapi.Deps{
 		BaseURL: cfg.BaseURL, DocsURL: cfg.DocsURL, Version: Version,
 		Users: a.Users, OAuth: a.OAuth, Keys: a.Keys, Idem: idempotency.NewService(store.NewIdempotency(db), clk),
-		Web: pages, Ready: db.PingContext, Logger: opts.Logger, Registry: reg,
+		Web: pages, Events: a.Events, Ready: db.PingContext, Logger: opts.Logger, Registry: reg,
 	})
 	return a, nil
 }
@@ -141,4 +144,10 @@ func (a *App) RunJanitor(ctx context.Context, interval time.Duration, log *slog.
 		case <-t.C:
 		}
 	}
+}
+
+// RunEventReminders sends the sports events' due reminders every interval
+// until ctx ends. Every node runs it; each reminder is sent once.
+func (a *App) RunEventReminders(ctx context.Context, interval time.Duration, log *slog.Logger) {
+	a.Events.RunReminders(ctx, interval, log)
 }

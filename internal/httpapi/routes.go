@@ -20,6 +20,7 @@ func (s *server) routes() http.Handler {
 	s.registerAPIKeys()
 	s.registerAuthorizations()
 	s.registerSports()
+	s.registerEvents()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
 	api := cors(limitBody(s.authenticate(s.idempotent(apiMux))))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
+	"github.com/matchpoint-api/matchpoint/internal/events"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/users"
@@ -33,6 +34,7 @@ type Deps struct {
 	Keys     *apikeys.Service
 	Idem     *idempotency.Service
 	Web      *web.Pages
+	Events   *events.Service
 	Ready    func(context.Context) error // readiness probe (the database)
 	Logger   *slog.Logger
 	Registry *prometheus.Registry // metrics are registered here and served at /metrics
@@ -47,6 +49,7 @@ type server struct {
 	keys     *apikeys.Service
 	idem     *idempotency.Service
 	web      *web.Pages
+	events   *events.Service
 	ready    func(context.Context) error
 	log      *slog.Logger
 	registry *prometheus.Registry
@@ -72,6 +75,7 @@ func New(d Deps) http.Handler {
 		baseURL: d.BaseURL, https: strings.HasPrefix(d.BaseURL, "https://"), version: d.Version, users: d.Users, oauth: d.OAuth, keys: d.Keys, idem: d.Idem,
 		web: d.Web, ready: d.Ready, log: d.Logger, registry: d.Registry, metrics: newMetrics(d.Registry),
 		problems: &problems{docsURL: d.DocsURL},
+		events:   d.Events,
 	}
 	// Huma builds its errors through package-level hooks. They look up the
 	// request's problem builder, so servers with different settings (tests
