@@ -20,9 +20,6 @@ const shutdownGrace = 30 * time.Second
 // keys are deleted.
 const janitorEvery = 10 * time.Minute
 
-// eventRemindersEvery is how often due event reminders are looked for.
-const eventRemindersEvery = time.Minute
-
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	start := time.Now()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -58,7 +55,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	jctx, stopJanitor := context.WithCancel(context.Background())
 	defer stopJanitor()
 	go a.RunJanitor(jctx, janitorEvery, log)
-	go a.RunEventReminders(jctx, eventRemindersEvery, log)
+	go a.RunEventReminders(jctx, cfg.EventReminderInterval, log)
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", a.DB.Dialect,
 		"startup", time.Since(start).Round(time.Millisecond).String())
 

@@ -23,6 +23,8 @@ type Config struct {
 	LogFormat   string
 	// OutboxRetention is how long events every consumer is done with are kept.
 	OutboxRetention time.Duration
+	// EventReminderInterval is how often each node looks for due event reminders.
+	EventReminderInterval time.Duration
 
 	badEnv []string // duration variables that did not parse, reported by Validate
 }
@@ -51,6 +53,8 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
 	fs.StringVar(&c.LogFormat, "log-format", env("MATCHPOINT_LOG_FORMAT", "json"), "json or text (MATCHPOINT_LOG_FORMAT)")
 	fs.DurationVar(&c.OutboxRetention, "outbox-retention", c.envDuration(getenv, "MATCHPOINT_OUTBOX_RETENTION", 30*24*time.Hour),
 		"how long delivered outbox events are kept (MATCHPOINT_OUTBOX_RETENTION)")
+	fs.DurationVar(&c.EventReminderInterval, "event-reminder-interval", c.envDuration(getenv, "MATCHPOINT_EVENT_REMINDER_INTERVAL", time.Minute),
+		"how often due event reminders are sent (MATCHPOINT_EVENT_REMINDER_INTERVAL)")
 	return c
 }
 
@@ -84,6 +88,9 @@ func (c *Config) Validate() error {
 	}
 	if c.OutboxRetention <= 0 {
 		return errors.New("config: outbox retention must be positive")
+	}
+	if c.EventReminderInterval <= 0 {
+		return errors.New("config: event reminder interval must be positive")
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		return errors.New("config: log format must be json or text")

@@ -2,10 +2,8 @@ package events
 
 import (
 	"context"
-	"encoding/base64"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -180,7 +178,7 @@ func (s *Service) Search(ctx context.Context, viewerID string, p SearchParams) (
 		return nil, apperr.InvalidParam("sort", "invalid_sort", "sort must be start_time, distance or relevance")
 	}
 	if p.Cursor != "" {
-		c, err := decodeCursor(q.Sort, p.Cursor)
+		c, err := decodeCursor(sortKind(q.Sort), p.Cursor)
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +188,7 @@ func (s *Service) Search(ctx context.Context, viewerID string, p SearchParams) (
 	if err != nil {
 		return nil, err
 	}
-	return pageOf(found, p.Limit, func(f Found) string { return encodeCursor(q.Sort, Cursor{Key: f.Key, ID: f.Event.ID}) }), nil
+	return pageOf(found, p.Limit, func(f Found) string { return encodeCursor(sortKind(q.Sort), Cursor{Key: f.Key, ID: f.Event.ID}) }), nil
 }
 
 func pageOf(found []Found, limit int, cursor func(Found) string) *Page {
@@ -225,53 +223,6 @@ func (s *Service) center(lat, lon *float64, near string) (*Point, error) {
 		return nil, apperr.InvalidParam("near", "unknown_place", "%q is not a place the service knows; send latitude and longitude", near)
 	}
 	return &Point{la, lo}, nil
-}
-
-// Cursors are opaque to clients: base64url of "sort|key|id".
-func encodeCursor(sort string, c Cursor) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(sort + "|" + strconv.FormatFloat(c.Key, 'g', -1, 64) + "|" + c.ID))
-}
-
-func badCursor() error {
-	return apperr.InvalidParam("cursor", "invalid_cursor", "cursor is not one this list returned with these parameters")
-}
-
-func decodeCursor(sort, s string) (*Cursor, error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, badCursor()
-	}
-	parts := strings.Split(string(b), "|")
-	if len(parts) != 3 || parts[0] != sort || !ids.Valid(ids.SportsEvent, parts[2]) {
-		return nil, badCursor()
-	}
-	k, err := strconv.ParseFloat(parts[1], 64)
-	if err != nil || math.IsNaN(k) || math.IsInf(k, 0) {
-		return nil, badCursor()
-	}
-	return &Cursor{Key: k, ID: parts[2]}, nil
-}
-
-// EncodeAttendeeCursor is the next cursor after a.
-func EncodeAttendeeCursor(a *Attendee) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("a|" + strconv.Itoa(StatusRank(a.Status)) + "|" + strconv.Itoa(a.Position) + "|" + a.ID))
-}
-
-func decodeAttendeeCursor(s string) (*AttendeeCursor, error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, badCursor()
-	}
-	parts := strings.Split(string(b), "|")
-	if len(parts) != 4 || parts[0] != "a" || !ids.Valid(ids.RSVP, parts[3]) {
-		return nil, badCursor()
-	}
-	rank, err1 := strconv.Atoi(parts[1])
-	pos, err2 := strconv.Atoi(parts[2])
-	if err1 != nil || err2 != nil || rank < 0 || rank > 3 || pos < 0 {
-		return nil, badCursor()
-	}
-	return &AttendeeCursor{Rank: rank, Position: pos, ID: parts[3]}, nil
 }
 
 // Recommendation bounds.
@@ -341,10 +292,9 @@ func (s *Service) Recommend(ctx context.Context, viewerID, cursor string, limit 
 	}
 	slices.SortFunc(found, func(a, b Found) int { return recCompare(a, b) })
 	if after != nil {
-		i, _ := slices.BinarySearchFunc(found, after, func(f Found, c *recCursor) int {
-			return recCompare(f, Found{Score: c.Score, Event: &Event{Start: c.Start, ID: c.ID}})
-		})
-		for i < len(found) && recCompare(found[i], Found{Score: after.Score, Event: &Event{Start: after.Start, ID: after.ID}}) <= 0 {
+		mark := Found{Score: after.Score, Event: &Event{Start: time.UnixMicro(after.Start).UTC(), ID: after.ID}}
+		i, _ := slices.BinarySearchFunc(found, mark, recCompare)
+		for i < len(found) && recCompare(found[i], mark) <= 0 {
 			i++
 		}
 		found = found[i:]
@@ -402,34 +352,6 @@ func score(f *Found, v *Viewer, radius float64, now time.Time) float64 {
 	return math.Round(s*1e6) / 1e6
 }
 
-type recCursor struct {
-	Score float64
-	Start time.Time
-	ID    string
-}
-
-func encodeRecCursor(f Found) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("r|" + strconv.FormatFloat(f.Score, 'g', -1, 64) + "|" +
-		strconv.FormatInt(f.Event.Start.UnixMicro(), 10) + "|" + f.Event.ID))
-}
-
-func decodeRecCursor(s string) (*recCursor, error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, badCursor()
-	}
-	parts := strings.Split(string(b), "|")
-	if len(parts) != 4 || parts[0] != "r" || !ids.Valid(ids.SportsEvent, parts[3]) {
-		return nil, badCursor()
-	}
-	sc, err1 := strconv.ParseFloat(parts[1], 64)
-	st, err2 := strconv.ParseInt(parts[2], 10, 64)
-	if err1 != nil || err2 != nil || math.IsNaN(sc) {
-		return nil, badCursor()
-	}
-	return &recCursor{Score: sc, Start: time.UnixMicro(st).UTC(), ID: parts[3]}, nil
-}
-
 // MineQuery asks for a page of the events of one user.
 type MineQuery struct {
 	UserID   string
@@ -453,13 +375,13 @@ func (s *Service) MyEvents(ctx context.Context, viewerID string, upcoming bool, 
 	if role != "" && role != "creator" && role != "attendee" {
 		return nil, "", apperr.InvalidParam("role", "validation_failed", "role must be creator or attendee")
 	}
-	sort := "mine-past"
+	kind := byte(kindPast)
 	if upcoming {
-		sort = "mine-upcoming"
+		kind = kindUpcoming
 	}
 	q := &MineQuery{UserID: viewerID, Upcoming: upcoming, Role: role, Now: s.clock.Now(), Limit: limit}
 	if cursor != "" {
-		c, err := decodeCursor(sort, cursor)
+		c, err := decodeCursor(kind, cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -473,7 +395,7 @@ func (s *Service) MyEvents(ctx context.Context, viewerID string, upcoming bool, 
 	if len(list) > limit {
 		list = list[:limit]
 		last := list[len(list)-1].Event
-		next = encodeCursor(sort, Cursor{Key: float64(last.Start.UnixMicro()), ID: last.ID})
+		next = encodeCursor(kind, Cursor{Key: float64(last.Start.UnixMicro()), ID: last.ID})
 	}
 	return list, next, nil
 }
