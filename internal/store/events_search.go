@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/matchpoint-api/matchpoint/internal/events"
 )
 
@@ -35,11 +37,14 @@ func distanceKM(lat, lon string) string {
 
 // nearWhere restricts to events within radius km of c: a bounding box the
 // (latitude, longitude) index serves, then the distance itself.
-func nearWhere(a *sqlArgs, c events.Point, radius float64) (where []string, dist string) {
+//
+// latitude is how the query names the column: noIndex(e.latitude) when the
+// scan should rather follow start times.
+func nearWhere(a *sqlArgs, c events.Point, radius float64, latitude string) (where []string, dist string) {
 	lat, lon := a.add(c.Lat), a.add(c.Lon)
 	dist = distanceKM(lat, lon)
 	dLat := radius / kmPerDegree
-	where = append(where, `e.latitude BETWEEN `+a.add(c.Lat-dLat)+` AND `+a.add(c.Lat+dLat))
+	where = append(where, latitude+` BETWEEN `+a.add(c.Lat-dLat)+` AND `+a.add(c.Lat+dLat))
 	// Longitude degrees shrink towards the poles; near one, or across the
 	// antimeridian, the box would wrap, so only the distance decides.
 	if edge := math.Abs(c.Lat) + dLat; edge < 89 {
@@ -58,7 +63,7 @@ const searchVector = `(setweight(to_tsvector('english', e.title), 'A') || setwei
 
 // textMatch joins or filters on full text, per engine, and returns the
 // rank expression (lower is better) for sort=relevance.
-func (s *Events) textMatch(a *sqlArgs, terms []string) (from, where, rank string) {
+func (s *Events) textMatch(a *sqlArgs, terms []string, ranked bool) (from, where, rank string) {
 	if s.db.Dialect == Postgres {
 		q := `plainto_tsquery('english', ` + a.add(strings.Join(terms, " ")) + `)`
 		return `events e`, searchVector + ` @@ ` + q, `(-ts_rank(` + searchVector + `, ` + q + `))`
@@ -68,8 +73,26 @@ func (s *Events) textMatch(a *sqlArgs, terms []string) (from, where, rank string
 	for i, t := range terms {
 		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
 	}
-	return `events_fts JOIN events e ON e.seq = events_fts.rowid`, `events_fts MATCH ` + a.add(strings.Join(quoted, " ")),
-		`bm25(events_fts, 10.0, 2.0)`
+	match := a.add(strings.Join(quoted, " "))
+	if !ranked {
+		// Without ranking, the matches are a set the time-ordered scan probes.
+		return `events e`, s.noIndex(`e.seq`) + ` IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ` + match + `)`, ``
+	}
+	return `events_fts JOIN events e ON e.seq = events_fts.rowid`, `events_fts MATCH ` + match, `bm25(events_fts, 10.0, 2.0)`
+}
+
+// noIndex keeps SQLite's planner from driving a search by this column's
+// index (a unary plus makes the term an expression). Sorted by start time,
+// the scan that pays is the one that follows start times in the
+// events_upcoming index and checks place and text from the index entry, so
+// it stops after a page; SQLite's estimates prefer reading every event in
+// the box, or every text match, and sorting them. PostgreSQL's planner
+// combines the indexes itself (a bitmap AND) and is left alone.
+func (s *Events) noIndex(col string) string {
+	if s.db.Dialect == SQLite {
+		return `+` + col
+	}
+	return col
 }
 
 // visibleTo restricts to events the viewer may see: public, or their own,
@@ -84,12 +107,13 @@ func visibleTo(a *sqlArgs, viewerID string) string {
 func (s *Events) Search(ctx context.Context, q *events.Query, limit int) ([]events.Found, error) {
 	a := &sqlArgs{}
 	from := `events e`
-	where := []string{`e.status = 'scheduled'`, `e.starts_at >= ` + a.add(micros(q.From)), visibleTo(a, q.ViewerID)}
-	rank := ""
+	// SQLite tests the terms in the order written: cheap comparisons on
+	// the index entry first, the text set and the visibility subqueries on
+	// what passes them.
+	where := []string{`e.status = 'scheduled'`, `e.starts_at >= ` + a.add(micros(q.From))}
+	rank, text := "", ""
 	if len(q.Terms) > 0 {
-		var w string
-		from, w, rank = s.textMatch(a, q.Terms)
-		where = append(where, w)
+		from, text, rank = s.textMatch(a, q.Terms, q.Sort == events.SortRelevance)
 	}
 	if q.To != nil {
 		where = append(where, `e.starts_at < `+a.add(micros(*q.To)))
@@ -114,9 +138,17 @@ func (s *Events) Search(ctx context.Context, q *events.Query, limit int) ([]even
 	dist := `NULL`
 	if q.Center != nil {
 		var w []string
-		w, dist = nearWhere(a, *q.Center, q.RadiusKM)
+		lat := `e.latitude`
+		if q.Sort == events.SortStart {
+			lat = s.noIndex(lat)
+		}
+		w, dist = nearWhere(a, *q.Center, q.RadiusKM, lat)
 		where = append(where, w...)
 	}
+	if text != "" {
+		where = append(where, text)
+	}
+	where = append(where, visibleTo(a, q.ViewerID))
 	key := `e.starts_at`
 	switch q.Sort {
 	case events.SortDistance:
@@ -139,8 +171,23 @@ func (s *Events) Search(ctx context.Context, q *events.Query, limit int) ([]even
 	return s.found(ctx, query, a.list)
 }
 
+// searchRows runs a search. On PostgreSQL it runs as an unnamed statement
+// (its description cached, still one round trip), so it is planned for its
+// values every time: a named prepared statement switches after five runs to
+// a generic plan that reads every event in the box and computes each one's
+// text vector, where the plan for the actual values intersects the text and
+// place indexes (ten times faster). Planning costs well under a
+// millisecond. SQLite's plans do not depend on the values, so its statement
+// stays prepared.
+func (s *Events) searchRows(ctx context.Context, query string, args []any) (*sql.Rows, error) {
+	if s.db.Dialect == Postgres {
+		return s.db.DB.QueryContext(ctx, query, append([]any{pgx.QueryExecModeCacheDescribe}, args...)...)
+	}
+	return s.db.QueryContext(ctx, query, args...)
+}
+
 func (s *Events) found(ctx context.Context, query string, args []any) ([]events.Found, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
+	rows, err := s.searchRows(ctx, query, args)
 	if err != nil {
 		return nil, fmt.Errorf("store: search events: %w", err)
 	}
@@ -177,7 +224,7 @@ func (s *Events) Candidates(ctx context.Context, c *events.CandidateQuery) ([]ev
 		}
 		where = append(where, `e.sport IN (`+strings.Join(ph, ", ")+`)`)
 	}
-	w, dist := nearWhere(a, c.Center, c.RadiusKM)
+	w, dist := nearWhere(a, c.Center, c.RadiusKM, `e.latitude`)
 	where = append(where, w...)
 	query := `SELECT ` + sportsEventColumns + `, ` + dist + `, e.starts_at FROM events e WHERE ` + strings.Join(where, ` AND `) +
 		` ORDER BY e.starts_at, e.id LIMIT ` + a.add(c.Limit)

@@ -32,7 +32,7 @@ CREATE TABLE events (
     updated_at           BIGINT NOT NULL,
     cancelled_at         BIGINT
 );
-CREATE INDEX events_start ON events (status, starts_at);
+CREATE INDEX events_upcoming ON events (status, starts_at, latitude, longitude);
 CREATE INDEX events_place ON events (latitude, longitude);
 CREATE INDEX events_creator ON events (creator_id, starts_at);
 CREATE INDEX events_series ON events (series_id, starts_at);
