@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
@@ -124,11 +125,11 @@ func Events(ctx context.Context, o Options, n int, out, progress io.Writer) (*Ev
 	run("warm-up", o.Concurrency, time.Second, search(func(r *rand.Rand) string { return nearQ(r) + "&" + textQ(r) }))
 	var gets, both, texts, nears []Stats
 	for i := range o.Rounds {
-		g := run("GET /v1/events/{id}", o.Concurrency, o.Duration, getOne)
-		b := run("search: near a place + q", o.Concurrency, o.Duration, search(func(r *rand.Rand) string { return nearQ(r) + "&" + textQ(r) }))
-		t := run("search: q alone", o.Concurrency, o.Duration, search(textQ))
-		nr := run("search: near a place alone", o.Concurrency, o.Duration, search(nearQ))
-		fmt.Fprintf(out, "  round %d\n    %s\n    %s\n    %s\n    %s\n", i+1, g, b, t, nr)
+		g, gc := cpuRun("GET /v1/events/{id}", o.Concurrency, o.Duration, getOne)
+		b, bc := cpuRun("search: near a place + q", o.Concurrency, o.Duration, search(func(r *rand.Rand) string { return nearQ(r) + "&" + textQ(r) }))
+		t, tc := cpuRun("search: q alone", o.Concurrency, o.Duration, search(textQ))
+		nr, nc := cpuRun("search: near a place alone", o.Concurrency, o.Duration, search(nearQ))
+		fmt.Fprintf(out, "  round %d\n    %s\n    %s\n    %s\n    %s\n", i+1, line(g, gc), line(b, bc), line(t, tc), line(nr, nc))
 		gets, both, texts, nears = append(gets, g), append(both, b), append(texts, t), append(nears, nr)
 	}
 	res.Get, res.Search, res.Text, res.Near = median(gets), median(both), median(texts), median(nears)
@@ -182,9 +183,9 @@ func Events(ctx context.Context, o Options, n int, out, progress io.Writer) (*Ev
 	run("warm-up", o.Concurrency, time.Second, answer(func(int) string { return hot }))
 	var hots, spreads []Stats
 	for i := range o.Rounds {
-		h := run("RSVP, all clients on one event", o.Concurrency, o.Duration, answer(func(int) string { return hot }))
-		sp := run("RSVP, one event per client", o.Concurrency, o.Duration, answer(func(w int) string { return own[w] }))
-		fmt.Fprintf(out, "  round %d\n    %s\n    %s\n", i+1, h, sp)
+		h, hc := cpuRun("RSVP, all clients on one event", o.Concurrency, o.Duration, answer(func(int) string { return hot }))
+		sp, sc := cpuRun("RSVP, one event per client", o.Concurrency, o.Duration, answer(func(w int) string { return own[w] }))
+		fmt.Fprintf(out, "  round %d\n    %s\n    %s\n", i+1, line(h, hc), line(sp, sc))
 		hots, spreads = append(hots, h), append(spreads, sp)
 	}
 	res.Contended, res.Spread = median(hots), median(spreads)
@@ -193,6 +194,31 @@ func Events(ctx context.Context, o Options, n int, out, progress io.Writer) (*Ev
 		ms(res.Search.P50), ms(res.Search.P99), ratio(res.Search.P50, res.Get.P50), ratio(res.Search.P99, res.Get.P99),
 		ms(res.Contended.P50), ms(res.Contended.P99), ratio(res.Contended.P50, res.Spread.P50), ratio(res.Contended.P99, res.Spread.P99))
 	return res, nil
+}
+
+// cpuRun is run plus the process's CPU time per request (user and system,
+// every goroutine: server, database when it is SQLite, and the clients),
+// the figure a loaded machine does not inflate the way it inflates latency.
+func cpuRun(name string, conc int, d time.Duration, work func(worker int) (bool, bool)) (Stats, time.Duration) {
+	before := processCPU()
+	st := run(name, conc, d, work)
+	if st.Requests == 0 {
+		return st, 0
+	}
+	return st, (processCPU() - before) / time.Duration(st.Requests)
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// line is a Stats line with CPU per request.
+func line(st Stats, cpu time.Duration) string {
+	return fmt.Sprintf("%s   cpu %5.2f ms/req", st, ms(cpu))
 }
 
 func ratio(a, b time.Duration) float64 {

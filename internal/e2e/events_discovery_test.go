@@ -109,10 +109,22 @@ func TestEventSearch(t *testing.T) {
 		p1 := decode[httpapi.List[httpapi.SportsEvent]](t, api(t, s, "GET", "/v1/events?limit=1", kv, ""), 200)
 		wantProblem(t, s, api(t, s, "GET", "/v1/events?"+near+"&sort=distance&cursor="+p1.NextCursor, kv, ""), 422, "invalid_cursor", "cursor")
 
+		// Moving an event moves it in searches for words near a place.
+		if got := searchIDs(t, s, kv, near+"&radius_km=10&q=run"); !slices.Equal(got, []string{d.ID}) {
+			t.Fatalf("run near Lyon: %v", got)
+		}
+		decode[httpapi.SportsEvent](t, api(t, s, "PATCH", "/v1/events/"+d.ID, ko, `{"location":"Paris","latitude":48.86,"longitude":2.35}`), 200)
+		if got := searchIDs(t, s, kv, near+"&radius_km=10&q=run"); len(got) != 0 {
+			t.Fatalf("run near Lyon after the move: %v", got)
+		}
+		if got := searchIDs(t, s, kv, "latitude=48.8566&longitude=2.3522&radius_km=10&q=morning+run&sort=relevance"); !slices.Equal(got, []string{d.ID}) {
+			t.Fatalf("run near Paris after the move: %v", got)
+		}
+
 		// With a gazetteer, a label is a place.
 		s.App.Events.SetGeocoder(gazetteer{"lyon": {lyonLat, lyonLon}})
 		defer s.App.Events.SetGeocoder(nil)
-		if got := searchIDs(t, s, kv, "near=Lyon&radius_km=10&sort=distance"); !slices.Equal(got, []string{a.ID, b.ID, d.ID}) {
+		if got := searchIDs(t, s, kv, "near=Lyon&radius_km=10&sort=distance"); !slices.Equal(got, []string{a.ID, b.ID}) {
 			t.Fatalf("near=Lyon: %v", got)
 		}
 		wantProblem(t, s, api(t, s, "GET", "/v1/events?near=Atlantis", kv, ""), 422, "unknown_place", "near")

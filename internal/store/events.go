@@ -85,12 +85,13 @@ func (s *Events) CreateEvents(ctx context.Context, evs []*events.Event, out []*o
 
 func insertSportsEvent(ctx context.Context, tx *sql.Tx, e *events.Event) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO events (id, creator_id, series_id, recurrence, title, description, sport,
-		location, latitude, longitude, starts_at, ends_at, timezone, max_participants, skill_min, skill_max, visibility,
+		location, latitude, longitude, place_cells, starts_at, ends_at, timezone, max_participants, skill_min, skill_max, visibility,
 		status, cancel_reason, created_at, updated_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)`,
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22)`,
 		e.ID, e.CreatorID, nullString(e.SeriesID), e.Recurrence, e.Title, e.Description, e.Sport,
-		e.Location, nullFloat(e.Latitude), nullFloat(e.Longitude), micros(e.Start), micros(e.End), e.Timezone, e.Capacity,
-		skillRankOf(e.SkillMin), skillRankOf(e.SkillMax), e.Visibility, e.Status, e.CancelReason, micros(e.CreatedAt), micros(e.UpdatedAt))
+		e.Location, nullFloat(e.Latitude), nullFloat(e.Longitude), placeCells(e.Latitude, e.Longitude), micros(e.Start), micros(e.End),
+		e.Timezone, e.Capacity, skillRankOf(e.SkillMin), skillRankOf(e.SkillMax), e.Visibility, e.Status, e.CancelReason,
+		micros(e.CreatedAt), micros(e.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("store: create event: %w", err)
 	}
@@ -242,12 +243,13 @@ func (l *lockedEvent) SaveEvent(ctx context.Context) error {
 	_, err := l.tx.ExecContext(ctx, `UPDATE events SET title = $2, description = $3, sport = $4, location = $5, latitude = $6,
 		longitude = $7, starts_at = $8, ends_at = $9, timezone = $10, max_participants = $11, skill_min = $12, skill_max = $13,
 		visibility = $14, status = $15, cancel_reason = $16, going_count = $17, waitlist_count = $18, maybe_count = $19,
-		attended_count = $20, attended_going_count = $21, reminder_stage = $22, updated_at = $23, cancelled_at = $24
-		WHERE id = $1`,
+		attended_count = $20, attended_going_count = $21, reminder_stage = $22, updated_at = $23, cancelled_at = $24,
+		place_cells = $25 WHERE id = $1`,
 		e.ID, e.Title, e.Description, e.Sport, e.Location, nullFloat(e.Latitude), nullFloat(e.Longitude),
 		micros(e.Start), micros(e.End), e.Timezone, e.Capacity, skillRankOf(e.SkillMin), skillRankOf(e.SkillMax),
 		e.Visibility, e.Status, e.CancelReason, e.GoingCount, e.WaitlistCount, e.MaybeCount,
-		e.AttendedCount, e.AttendedGoing, e.ReminderStage, micros(e.UpdatedAt), nullMicros(e.CancelledAt))
+		e.AttendedCount, e.AttendedGoing, e.ReminderStage, micros(e.UpdatedAt), nullMicros(e.CancelledAt),
+		placeCells(e.Latitude, e.Longitude))
 	if err != nil {
 		return fmt.Errorf("store: save event: %w", err)
 	}

@@ -62,23 +62,37 @@ func nearWhere(a *sqlArgs, c events.Point, radius float64, latitude string) (whe
 const searchVector = `(setweight(to_tsvector('english', e.title), 'A') || setweight(to_tsvector('english', e.description), 'B'))`
 
 // textMatch joins or filters on full text, per engine, and returns the
-// rank expression (lower is better) for sort=relevance.
-func (s *Events) textMatch(a *sqlArgs, terms []string, ranked bool) (from, where, rank string) {
+// rank expression (lower is better) for sort=relevance and whether the
+// full-text index drives the query (SQLite: it then yields few rows).
+//
+// On SQLite the words must appear in the title or description (a column
+// filter), and near a place also in one of the place's cells, so the index
+// itself intersects words and place. Driven by the index, the query reads
+// only those events; otherwise (words anywhere, sorted by start time or
+// distance) the matches are a set that the time-ordered scan probes.
+func (s *Events) textMatch(a *sqlArgs, q *events.Query) (from, where, rank string, drives bool) {
 	if s.db.Dialect == Postgres {
-		q := `plainto_tsquery('english', ` + a.add(strings.Join(terms, " ")) + `)`
-		return `events e`, searchVector + ` @@ ` + q, `(-ts_rank(` + searchVector + `, ` + q + `))`
+		tq := `plainto_tsquery('english', ` + a.add(strings.Join(q.Terms, " ")) + `)`
+		return `events e`, searchVector + ` @@ ` + tq, `(-ts_rank(` + searchVector + `, ` + tq + `))`, false
 	}
-	// FTS5: every term must appear; quoted, so nothing in them is syntax.
-	quoted := make([]string, len(terms))
-	for i, t := range terms {
+	// Every term must appear; quoted, so nothing in them is syntax.
+	quoted := make([]string, len(q.Terms))
+	for i, t := range q.Terms {
 		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
 	}
-	match := a.add(strings.Join(quoted, " "))
-	if !ranked {
-		// Without ranking, the matches are a set the time-ordered scan probes.
-		return `events e`, s.noIndex(`e.seq`) + ` IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ` + match + `)`, ``
+	match := `{title description} : (` + strings.Join(quoted, " ") + `)`
+	var cells []string
+	if q.Center != nil {
+		cells = cellsNear(*q.Center, q.RadiusKM)
 	}
-	return `events_fts JOIN events e ON e.seq = events_fts.rowid`, `events_fts MATCH ` + match, `bm25(events_fts, 10.0, 2.0)`
+	if len(cells) > 0 {
+		match += ` AND place_cells : (` + strings.Join(cells, " OR ") + `)`
+	}
+	m := a.add(match)
+	if len(cells) == 0 && q.Sort != events.SortRelevance {
+		return `events e`, s.noIndex(`e.seq`) + ` IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ` + m + `)`, ``, false
+	}
+	return `events_fts JOIN events e ON e.seq = events_fts.rowid`, `events_fts MATCH ` + m, `bm25(events_fts, 10.0, 2.0, 0.0)`, true
 }
 
 // noIndex keeps SQLite's planner from driving a search by this column's
@@ -111,9 +125,9 @@ func (s *Events) Search(ctx context.Context, q *events.Query, limit int) ([]even
 	// the index entry first, the text set and the visibility subqueries on
 	// what passes them.
 	where := []string{`e.status = 'scheduled'`, `e.starts_at >= ` + a.add(micros(q.From))}
-	rank, text := "", ""
+	rank, text, textDrives := "", "", false
 	if len(q.Terms) > 0 {
-		from, text, rank = s.textMatch(a, q.Terms, q.Sort == events.SortRelevance)
+		from, text, rank, textDrives = s.textMatch(a, q)
 	}
 	if q.To != nil {
 		where = append(where, `e.starts_at < `+a.add(micros(*q.To)))
@@ -139,7 +153,7 @@ func (s *Events) Search(ctx context.Context, q *events.Query, limit int) ([]even
 	if q.Center != nil {
 		var w []string
 		lat := `e.latitude`
-		if q.Sort == events.SortStart {
+		if q.Sort == events.SortStart || textDrives {
 			lat = s.noIndex(lat)
 		}
 		w, dist = nearWhere(a, *q.Center, q.RadiusKM, lat)

@@ -45,7 +45,7 @@ func SeedEvents(ctx context.Context, db *DB, n int, rng *rand.Rand, creators []s
 	if len(creators) == 0 || len(places) == 0 {
 		return nil, fmt.Errorf("store: seed events: need creators and places")
 	}
-	cols := []string{"id", "creator_id", "title", "description", "sport", "location", "latitude", "longitude",
+	cols := []string{"id", "creator_id", "title", "description", "sport", "location", "latitude", "longitude", "place_cells",
 		"starts_at", "ends_at", "timezone", "max_participants", "skill_min", "skill_max", "visibility", "status",
 		"created_at", "updated_at"}
 	// Statements of 25 rows (the SQLite driver binds $N parameters by name,
@@ -118,7 +118,7 @@ func seedEvent(rng *rand.Rand, creators []string, places []SeedPlace, now time.T
 	}
 	id := ids.New(ids.SportsEvent)
 	return id, []any{id, creators[rng.IntN(len(creators))], title, strings.Join(desc, " "), sport, p.Label,
-		lat, lon, micros(start), micros(start.Add(2 * time.Hour)), tz, 2 + rng.IntN(20), smin, smax,
+		lat, lon, placeCells(&lat, &lon), micros(start), micros(start.Add(2 * time.Hour)), tz, 2 + rng.IntN(20), smin, smax,
 		events.Public, events.Scheduled, micros(now), micros(now)}
 }
 

@@ -13,6 +13,9 @@ CREATE TABLE events (
     location             TEXT NOT NULL DEFAULT '',
     latitude             DOUBLE PRECISION,
     longitude            DOUBLE PRECISION,
+    -- Grid cells of the place at three sizes ("g1x1850y1357 g2x..."), for
+    -- SQLite's full-text index; PostgreSQL intersects its own indexes.
+    place_cells          TEXT NOT NULL DEFAULT '',
     starts_at            BIGINT NOT NULL,
     ends_at              BIGINT NOT NULL,
     timezone             TEXT NOT NULL,

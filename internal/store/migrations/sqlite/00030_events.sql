@@ -13,6 +13,9 @@ CREATE TABLE events (
     location             TEXT NOT NULL DEFAULT '',
     latitude             REAL,
     longitude            REAL,
+    -- Grid cells of the place at three sizes ("g1x1850y1357 g2x..."), for
+    -- SQLite's full-text index to answer "these words near here" by itself.
+    place_cells          TEXT NOT NULL DEFAULT '',
     starts_at            BIGINT NOT NULL,
     ends_at              BIGINT NOT NULL,
     timezone             TEXT NOT NULL,
@@ -39,24 +42,27 @@ CREATE INDEX events_series ON events (series_id, starts_at);
 CREATE INDEX events_reminders ON events (starts_at) WHERE status = 'scheduled' AND reminder_stage < 2;
 
 -- Full text of title and description (PostgreSQL: a GIN index over a
--- tsvector). The triggers keep it in step with events inside the
--- transaction that writes the event.
-CREATE VIRTUAL TABLE events_fts USING fts5(title, description, content = 'events', content_rowid = 'seq',
+-- tsvector), and the place's grid cells, so that a search for words near a
+-- place intersects both inside the index. The triggers keep it in step with
+-- events inside the transaction that writes the event (an update only when
+-- one of the three changed: an RSVP rewrites the row, not its words).
+CREATE VIRTUAL TABLE events_fts USING fts5(title, description, place_cells, content = 'events', content_rowid = 'seq',
     tokenize = 'porter unicode61 remove_diacritics 2');
 -- +goose StatementBegin
 CREATE TRIGGER events_fts_insert AFTER INSERT ON events BEGIN
-    INSERT INTO events_fts (rowid, title, description) VALUES (new.seq, new.title, new.description);
+    INSERT INTO events_fts (rowid, title, description, place_cells) VALUES (new.seq, new.title, new.description, new.place_cells);
 END;
 -- +goose StatementEnd
 -- +goose StatementBegin
 CREATE TRIGGER events_fts_delete AFTER DELETE ON events BEGIN
-    INSERT INTO events_fts (events_fts, rowid, title, description) VALUES ('delete', old.seq, old.title, old.description);
+    INSERT INTO events_fts (events_fts, rowid, title, description, place_cells) VALUES ('delete', old.seq, old.title, old.description, old.place_cells);
 END;
 -- +goose StatementEnd
 -- +goose StatementBegin
-CREATE TRIGGER events_fts_update AFTER UPDATE OF title, description ON events BEGIN
-    INSERT INTO events_fts (events_fts, rowid, title, description) VALUES ('delete', old.seq, old.title, old.description);
-    INSERT INTO events_fts (rowid, title, description) VALUES (new.seq, new.title, new.description);
+CREATE TRIGGER events_fts_update AFTER UPDATE OF title, description, place_cells ON events
+    WHEN old.title IS NOT new.title OR old.description IS NOT new.description OR old.place_cells IS NOT new.place_cells BEGIN
+    INSERT INTO events_fts (events_fts, rowid, title, description, place_cells) VALUES ('delete', old.seq, old.title, old.description, old.place_cells);
+    INSERT INTO events_fts (rowid, title, description, place_cells) VALUES (new.seq, new.title, new.description, new.place_cells);
 END;
 -- +goose StatementEnd
 
