@@ -9,18 +9,20 @@ import (
 )
 
 // Place cells put an event's position into SQLite's full-text index as
-// words: the grid cells holding it at three sizes. "Words near a place"
+// words: the grid cells holding it at five sizes. "Words near a place"
 // then becomes one full-text query, "the words, in one of these cells",
 // which the index answers by intersecting posting lists; without them it
 // would list every event with the words and test each one's position.
 
-// cellSizes are the grid sizes, in degrees: about 11 km, 110 km and
-// 1,100 km north to south.
-var cellSizes = []float64{0.1, 1, 10}
+// cellSizes are the grid sizes, in degrees: from about 5.5 km to 2,800 km
+// north to south; each divides 360, so cells wrap at the antimeridian.
+var cellSizes = []float64{0.05, 0.25, 1.25, 5, 30}
 
 // maxCells bounds the cells a search lists: the finest size with at most
-// this many cells over the search's box is used.
-const maxCells = 64
+// this many cells over the search's box is used. Each listed cell is a
+// posting list the index merges, which costs far more than a few extra
+// events to test, so the box is covered with few, larger cells.
+const maxCells = 12
 
 func cellToken(level, ix, iy int) string {
 	return "g" + strconv.Itoa(level+1) + "x" + strconv.Itoa(ix) + "y" + strconv.Itoa(iy)
@@ -76,7 +78,7 @@ func cellsNear(c events.Point, radius float64) []string {
 			}
 		}
 		if (y1-y0+1)*len(xs) > maxCells && l < len(cellSizes)-1 {
-			continue // the coarsest size serves even so: at most a few rows of 36
+			continue // the coarsest size serves even so: at most a few rows of 12
 		}
 		var toks []string
 		for y := y0; y <= y1; y++ {

@@ -25,7 +25,7 @@ func TestCellsCoverTheRadius(t *testing.T) {
 		{events.Point{Lat: 89.5, Lon: 10}, 100}, {events.Point{Lat: -78, Lon: 166}, 300},
 	} {
 		listed := cellsNear(c.center, c.radius)
-		if len(listed) == 0 || len(listed) > 36*3 {
+		if len(listed) == 0 || len(listed) > 12*3 {
 			t.Fatalf("%+v: %d cells", c, len(listed))
 		}
 		for range 2000 {

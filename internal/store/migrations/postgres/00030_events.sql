@@ -13,7 +13,7 @@ CREATE TABLE events (
     location             TEXT NOT NULL DEFAULT '',
     latitude             DOUBLE PRECISION,
     longitude            DOUBLE PRECISION,
-    -- Grid cells of the place at three sizes ("g1x1850y1357 g2x..."), for
+    -- Grid cells of the place at five sizes ("g1x3696y2715 g2x..."), for
     -- SQLite's full-text index; PostgreSQL intersects its own indexes.
     place_cells          TEXT NOT NULL DEFAULT '',
     starts_at            BIGINT NOT NULL,
