@@ -35,6 +35,12 @@ func TestEventCreateAndGet(t *testing.T) {
 		if got := getEvent(t, s, keyOf(t, s.App, s.User(t, "bob").ID, "read"), e.ID); got.ID != e.ID || got.Title != e.Title {
 			t.Fatalf("get: %+v", got)
 		}
+		// Nullable fields clear with null.
+		p := decode[httpapi.SportsEvent](t, api(t, s, "PATCH", "/v1/events/"+e.ID, k, `{"skill_min":null,"skill_max":"expert","latitude":null,"longitude":null}`), 200)
+		if p.SkillMin != nil || *p.SkillMax != "expert" || p.Latitude != nil || p.Longitude != nil {
+			t.Fatalf("patched: %+v", p)
+		}
+		wantProblem(t, s, api(t, s, "PATCH", "/v1/events/"+e.ID, k, `{"skill_min":"expert","skill_max":"beginner"}`), 422, "invalid_skill_range", "skill_max")
 		// The time zone defaults to the creator's.
 		decode[httpapi.Profile](t, api(t, s, "PATCH", "/v1/users/me", keyOf(t, s.App, ann.ID, "write"), `{"timezone":"America/New_York"}`), 200)
 		if e := newEvent(t, s, k, nil); e.Timezone != "America/New_York" {

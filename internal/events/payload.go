@@ -164,13 +164,16 @@ func notifyAnswered(ctx context.Context, l Locked, now time.Time, kind, title, b
 	return nil
 }
 
-func whenText(e *Event) string {
+// zoneOf is the event's time zone, for texts people read.
+func zoneOf(e *Event) *time.Location {
 	loc, err := time.LoadLocation(e.Timezone)
 	if err != nil {
-		loc = time.UTC
+		return time.UTC
 	}
-	return e.Start.In(loc).Format("Mon 2 Jan 2006, 15:04 MST")
+	return loc
 }
+
+func whenText(e *Event) string { return e.Start.In(zoneOf(e)).Format("Mon 2 Jan 2006, 15:04 MST") }
 
 func placeText(e *Event) string {
 	if e.Location != "" {

@@ -479,7 +479,7 @@ func (s *Service) update(ctx context.Context, l Locked, p *Patch) (*Event, error
 		title := "Changed: " + eventTitle(e)
 		body := "Now " + whenText(e) + " at " + placeText(e) + "."
 		if before.Location == e.Location && before.Start.Equal(e.Start) {
-			body = "Now ending at " + e.End.Format("15:04 MST") + "."
+			body = "Now ending at " + e.End.In(zoneOf(e)).Format("15:04 MST") + "."
 		}
 		if err := notifyAnswered(ctx, l, now, notify.KindEventUpdated, title, body); err != nil {
 			return nil, err

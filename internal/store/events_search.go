@@ -57,9 +57,9 @@ func nearWhere(a *sqlArgs, c events.Point, radius float64, latitude string) (whe
 	return where, dist
 }
 
-// searchVector is the PostgreSQL full-text document of an event, exactly
-// as the events_search index spells it (so the index is used).
-const searchVector = `(setweight(to_tsvector('english', e.title), 'A') || setweight(to_tsvector('english', e.description), 'B'))`
+// searchVector is the PostgreSQL full-text document of an event (a stored
+// generated column with a GIN index).
+const searchVector = `e.search_vector`
 
 // textMatch joins or filters on full text, per engine, and returns the
 // rank expression (lower is better) for sort=relevance and whether the
