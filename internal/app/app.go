@@ -20,6 +20,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/clock"
 	"github.com/matchpoint-api/matchpoint/internal/config"
 	"github.com/matchpoint-api/matchpoint/internal/egress"
+	"github.com/matchpoint-api/matchpoint/internal/events"
 	"github.com/matchpoint-api/matchpoint/internal/geo"
 	"github.com/matchpoint-api/matchpoint/internal/httpapi"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
@@ -50,6 +51,7 @@ type App struct {
 	Limiter  ratelimit.Limiter // rate-limit counters: in process, or in Redis
 	Webhooks *webhooks.Service
 	Matching *matching.Service
+	Events   *events.Service
 	Handler  http.Handler
 
 	// Notifications: the centre, and the worker that pushes and mails.
@@ -105,10 +107,13 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Keys:     apikeys.NewService(store.NewAPIKeys(db), clk, opts.Logger),
 		Sessions: sessions.NewService(store.NewSessions(db), clk),
 		Outbox:   store.NewOutbox(db),
+		Events:   events.NewService(store.NewEvents(db), clk, events.Options{}),
 	}
 	a.Matching = matching.NewService(store.NewMatching(db), clk, matching.Settings{RequestTTL: cfg.MatchRequestTTL,
 		SuppressAfter: cfg.MatchSuppressAfter, SuppressFor: cfg.MatchSuppressFor, PendingCap: cfg.MatchPendingCap})
 	a.Users.SetGeocoder(lazyGeocoder{})
+	a.Events.SetGeocoder(lazyGeocoder{})
+	a.Events.SetMatchGraph(store.NewMatchGraph(db))
 	a.Users.SetRelations(a.Matching.Relations())
 	a.retention = store.DefaultRetention
 	if cfg.OutboxRetention > 0 {
@@ -152,7 +157,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Web: pages, Ready: db.PingContext, Logger: opts.Logger, Registry: reg, ClientIP: clientip.New(proxies),
 		Limiter: a.Limiter, AnonymousLimit: cfg.AnonymousLimit,
 		Webhooks: a.Webhooks, Matching: a.Matching, Places: geo.Default,
-		Notifications: a.Notifications,
+		Notifications: a.Notifications, Events: a.Events,
 	})
 	return a, nil
 }
@@ -234,3 +239,9 @@ func newWebhooks(ctx context.Context, db *store.DB, cfg config.Config, clk clock
 // RunWebhooks delivers webhooks until ctx ends, then finishes the attempts
 // in flight and hands its leases back.
 func (a *App) RunWebhooks(ctx context.Context) { a.Webhooks.NewWorker().Run(ctx) }
+
+// RunEventReminders sends the sports events' due reminders every interval
+// until ctx ends. Every node runs it; each reminder is sent once.
+func (a *App) RunEventReminders(ctx context.Context, interval time.Duration, log *slog.Logger) {
+	a.Events.RunReminders(ctx, interval, log)
+}

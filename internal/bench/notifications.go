@@ -253,7 +253,7 @@ func Notifications(ctx context.Context, o NotificationsOptions, progress io.Writ
 		fanouts = append(fanouts, float64(o.Members*o.Messages)/writing.Seconds())
 		fmt.Fprintf(progress, "bench notifications: round %d: %d notifications in %v (%.0f/s end to end)\n", round+1, o.Members*o.Messages, elapsed.Round(time.Millisecond), rate)
 	}
-	res.EndToEnd, res.Fanout = median(res.Rounds), median(fanouts)
+	res.EndToEnd, res.Fanout = medianOf(res.Rounds), medianOf(fanouts)
 	slices.Sort(lat)
 	res.P50, res.P99 = lat[len(lat)/2], lat[len(lat)*99/100]
 	return res, nil
@@ -304,7 +304,7 @@ func pushBaseline(ctx context.Context, a *app.App, cfg config.Config, targets []
 	return float64(total) / time.Since(begin).Seconds(), nil
 }
 
-func median(xs []float64) float64 {
+func medianOf(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]

@@ -37,6 +37,9 @@ type Config struct {
 	MatchSuppressFor   time.Duration // how long it is held back
 	MatchPendingCap    int           // unanswered requests from which a person is not recommended
 	MatchExpiryEvery   time.Duration // how often each node expires due requests
+	// EventReminderInterval is how often each node sends due event reminders
+	// (zero: every minute).
+	EventReminderInterval time.Duration
 
 	// Rate limits: counters in Redis when RedisURL is set (several nodes),
 	// in process otherwise. AnonymousLimit is the hourly allowance per client
@@ -111,6 +114,7 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", env("MATCHPOINT_TRUSTED_PROXIES", ""), "comma-separated IPs and CIDR ranges of proxies whose X-Forwarded-For is believed (MATCHPOINT_TRUSTED_PROXIES)")
 	registerWebhooks(fs, getenv, c)
 	registerMatching(fs, getenv, c)
+	registerEvents(fs, getenv, c)
 	registerNotifications(fs, env, c)
 	return c
 }
@@ -193,6 +197,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.validateWebhooks(); err != nil {
 		return err
+	}
+	if c.EventReminderInterval < 0 {
+		return errors.New("config: the event reminder interval must be positive")
 	}
 	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
 		return errors.New("config: log format must be json or text")

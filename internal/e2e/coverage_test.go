@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"testing"
@@ -12,20 +11,6 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 )
-
-// decode reads a response body into the API's own type, failing on a
-// status other than want.
-func decode[T any](t testing.TB, r resp, want int) T {
-	t.Helper()
-	var v T
-	if r.Status != want {
-		t.Fatalf("status %d, want %d: %s", r.Status, want, r.Body)
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		t.Fatalf("body does not decode into %T: %v\n%s", v, err, r.Body)
-	}
-	return v
-}
 
 // TestMyVerification covers reading one's own ID verification request.
 func TestMyVerification(t *testing.T) {

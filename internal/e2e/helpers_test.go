@@ -235,3 +235,17 @@ func keyFor(t testing.TB, s *apptest.Server, u *users.User) string {
 	}
 	return k
 }
+
+// decode reads a response body into the API's own type, failing on a
+// status other than want.
+func decode[T any](t testing.TB, r resp, want int) T {
+	t.Helper()
+	var v T
+	if r.Status != want {
+		t.Fatalf("status %d, want %d: %s", r.Status, want, r.Body)
+	}
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		t.Fatalf("body does not decode into %T: %v\n%s", v, err, r.Body)
+	}
+	return v
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -96,7 +97,7 @@ func (pb *problems) fromHuma(hctx huma.Context, status int, msg string, errs ...
 		var d huma.ErrorDetailer
 		if errors.As(e, &d) {
 			det := d.ErrorDetail()
-			fields = append(fields, ProblemField{Param: paramOf(det.Location), Message: cleanDecodeError(det.Message)})
+			fields = append(fields, ProblemField{Param: requiredParam(paramOf(det.Location), det.Message), Message: cleanDecodeError(det.Message)})
 			continue
 		}
 		// A handler's own error: the domain decides the status.
@@ -163,4 +164,17 @@ func paramOf(loc string) string {
 		return ""
 	}
 	return loc
+}
+
+// requiredParam names a missing required field: Huma reports it at the
+// object that lacks it ("body"), with the field's name in the message.
+func requiredParam(param, msg string) string {
+	var name string
+	if _, err := fmt.Sscanf(msg, "expected required property %s to be present", &name); err != nil || name == "" {
+		return param
+	}
+	if param == "" {
+		return name
+	}
+	return param + "." + name
 }

@@ -25,6 +25,7 @@ func (s *server) routes() http.Handler {
 	s.registerPlaces()
 	s.registerBlocks()
 	s.registerNotifications()
+	s.registerEvents()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
 	api := noStore(cors(limitBody(s.authenticate(s.rateLimit(s.validStrings(s.idempotent(apiMux)))))))

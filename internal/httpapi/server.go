@@ -19,6 +19,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/clientip"
 	"github.com/matchpoint-api/matchpoint/internal/clock"
+	"github.com/matchpoint-api/matchpoint/internal/events"
 	"github.com/matchpoint-api/matchpoint/internal/geo"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
@@ -41,6 +42,7 @@ type Deps struct {
 	Idem     *idempotency.Service
 	Web      *web.Pages
 	Webhooks *webhooks.Service
+	Events   *events.Service
 	Ready    func(context.Context) error // readiness probe (the database)
 	Logger   *slog.Logger
 	Registry *prometheus.Registry // metrics are registered here and served at /metrics
@@ -66,6 +68,7 @@ type server struct {
 	idem     *idempotency.Service
 	web      *web.Pages
 	webhooks *webhooks.Service
+	events   *events.Service
 	ready    func(context.Context) error
 	log      *slog.Logger
 	registry *prometheus.Registry
@@ -100,7 +103,7 @@ func New(d Deps) http.Handler {
 		web: d.Web, webhooks: d.Webhooks, ready: d.Ready, log: d.Logger, registry: d.Registry, metrics: newMetrics(d.Registry),
 		problems: &problems{docsURL: d.DocsURL}, clientIP: d.ClientIP,
 		matching: d.Matching, places: d.Places,
-		notifications: d.Notifications,
+		notifications: d.Notifications, events: d.Events,
 	}
 	if s.clientIP == nil {
 		s.clientIP = clientip.New(nil)

@@ -34,7 +34,9 @@ type Table struct {
 // two engines with it and check that erasure covers every user column.
 func (db *DB) Schema(ctx context.Context) ([]Table, error) {
 	names, err := db.strings(ctx, map[Dialect]string{
-		SQLite:   `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'goose_db_version'`,
+		// Ordinary tables only: a full-text index is a virtual table with
+		// shadow tables of its own, which PostgreSQL does as an index.
+		SQLite:   `SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'goose_db_version'`,
 		Postgres: `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'goose_db_version'`,
 	}[db.Dialect])
 	if err != nil {
@@ -79,8 +81,10 @@ func (db *DB) columns(ctx context.Context, table string) ([]Column, error) {
 		q = `SELECT name, "notnull" OR pk FROM pragma_table_info($1) ORDER BY cid`
 		fk = `SELECT "from", "table" FROM pragma_foreign_key_list($1)`
 	} else {
+		// Stored columns only: a generated column is derived data, like an
+		// index (SQLite's table_info leaves them out too).
 		q = `SELECT column_name, is_nullable = 'NO' FROM information_schema.columns
-			WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`
+			WHERE table_schema = current_schema() AND table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position`
 		fk = `SELECT kcu.column_name, ccu.table_name FROM information_schema.table_constraints tc
 			JOIN information_schema.key_column_usage kcu ON kcu.constraint_name = tc.constraint_name AND kcu.table_schema = tc.table_schema
 			JOIN information_schema.constraint_column_usage ccu ON ccu.constraint_name = tc.constraint_name AND ccu.table_schema = tc.table_schema
@@ -121,6 +125,8 @@ func (db *DB) indexes(ctx context.Context, table string) ([]Index, error) {
 	if db.Dialect == SQLite {
 		// Named indexes only: SQLite's automatic ones mirror UNIQUE and
 		// PRIMARY KEY constraints, whose PostgreSQL twins are constraints.
+		// (On PostgreSQL, indexes of expressions or generated columns only
+		// are left out: derived data, which each engine indexes its way.)
 		q = `SELECT il.name, il."unique", group_concat(ii.name, ',') FROM pragma_index_list($1) il
 			JOIN pragma_index_info(il.name) ii WHERE il.origin = 'c' GROUP BY il.name, il."unique"`
 	} else {
@@ -128,7 +134,7 @@ func (db *DB) indexes(ctx context.Context, table string) ([]Index, error) {
 			FROM pg_index ix JOIN pg_class t ON t.oid = ix.indrelid JOIN pg_class i ON i.oid = ix.indexrelid
 			JOIN pg_namespace n ON n.oid = t.relnamespace
 			CROSS JOIN LATERAL unnest(ix.indkey) WITH ORDINALITY AS k(attnum, ord)
-			JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
+			JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum AND a.attgenerated = ''
 			LEFT JOIN pg_constraint c ON c.conindid = ix.indexrelid
 			WHERE n.nspname = current_schema() AND t.relname = $1 AND c.oid IS NULL
 			GROUP BY i.relname, ix.indisunique`
