@@ -1,0 +1,3 @@
+package main
+
+func genPython(api *API) ([]byte, []byte) { return nil, nil }

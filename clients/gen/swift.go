@@ -1,0 +1,3 @@
+package main
+
+func genSwift(api *API) ([]byte, []byte) { return nil, nil }
