@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Tests of the Python library: it installs with pip from this folder into a
+# fresh virtual environment (standard library only), then the unit tests,
+# the coverage test and the contract scenario run against a live service.
+# With MATCHPOINT_BASE_URL unset, the repository's contract test
+# (clients/contract_test.go) starts a service from this checkout on a free
+# port with a fresh database, makes the credentials, and runs this script
+# again against it.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+py=$(command -v python3 || true)
+[ -n "$py" ] || { echo "python3 is not installed"; exit 77; }
+if [ -z "${MATCHPOINT_BASE_URL:-}" ]; then
+  command -v go >/dev/null || { echo "go is needed to start a service"; exit 77; }
+  cd "$here/../.."
+  exec go test -count=1 -v -run 'TestClientLibraries/^python$' ./clients/
+fi
+venv=$(mktemp -d)
+trap 'rm -rf "$venv"' EXIT
+"$py" -m venv "$venv"
+# No index: the package and its build backend need nothing but the
+# standard library.
+"$venv/bin/pip" install --quiet --no-index "$here"
+# From outside the source folder, so the installed package is the one tested.
+cd "$venv"
+"$venv/bin/python" -c 'import matchpoint, sys; print("installed", matchpoint.__version__, matchpoint.__file__)'
+cp -r "$here/tests" "$venv/tests"
+"$venv/bin/python" -m unittest discover -v -s tests -t .
