@@ -216,4 +216,3 @@ func remainingOf(t *testing.T, a reply) int {
 	}
 	return n
 }
-
