@@ -424,7 +424,7 @@ func printRun(w io.Writer, label string, r *HTTPRun) {
 		fmt.Fprintf(w, "  %-28s %7.0f /s   p50 %6.2f ms   p95 %6.2f ms   p99 %6.2f ms   (%d, %d errors)\n",
 			f.Op, f.PerSec, f.P50ms, f.P95ms, f.P99ms, f.Requests, f.Errors)
 	}
-	if r.Writes > 0 {
+	if r.Deliveries > 0 {
 		fmt.Fprintf(w, "  webhooks: %d writes, %d deliveries, all in %.1f s after the load stopped\n", r.Writes, r.Deliveries, r.DrainSeconds)
 	}
 	if r.ServiceCPUus > 0 {
