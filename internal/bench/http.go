@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,6 +65,7 @@ type HTTPRun struct {
 	Deliveries    int64       `json:"webhook_deliveries"`
 	DrainSeconds  float64     `json:"webhook_drain_seconds" doc:"after the load stopped, until every write's webhooks had arrived"`
 	ServiceCPUus  float64     `json:"service_cpu_us_per_request" doc:"CPU time of the service processes per request (own nodes only)"`
+	DatabaseCPUus float64     `json:"database_cpu_us_per_request" doc:"CPU time of the PostgreSQL server processes serving the nodes, per request"`
 }
 
 // HTTPResult is every run, and the throughput of each relative to the first.
@@ -149,6 +151,15 @@ func HTTP(ctx context.Context, o HTTPOptions) (*HTTPResult, error) {
 	}
 	ops := mix(store.SeedWords())
 	res := &HTTPResult{}
+	var db *dbCPU
+	if e.Engine == "postgres" {
+		admin, err := sql.Open("pgx", o.DatabaseURL)
+		if err != nil {
+			return nil, err
+		}
+		defer admin.Close()
+		db = &dbCPU{admin: admin, app: e.appName}
+	}
 	for _, n := range o.Nodes {
 		var nodes []*node
 		stopAll := func() {
@@ -174,7 +185,7 @@ func HTTP(ctx context.Context, o HTTPOptions) (*HTTPResult, error) {
 			stopAll()
 			return res, err
 		}
-		r, err := loadRun(ctx, o, urls, pids, workers, ops, rcv, e.Engine)
+		r, err := loadRun(ctx, o, urls, pids, db, workers, ops, rcv, e.Engine)
 		stopAll()
 		if err != nil {
 			return res, err
@@ -188,6 +199,36 @@ func HTTP(ctx context.Context, o HTTPOptions) (*HTTPResult, error) {
 		fmt.Fprintf(o.Stderr, "throughput relative to %d node(s): %s\n", res.Runs[0].Nodes, fmtRatios(res.Ratios))
 	}
 	return res, nil
+}
+
+// dbCPU reads the CPU time of the PostgreSQL server processes that serve
+// the bench's schema (their application_name). Connections closed during
+// the run take their time with them: the figure is a lower bound.
+type dbCPU struct {
+	admin  *sql.DB
+	app    string
+	before map[int]time.Duration
+}
+
+func (d *dbCPU) start(ctx context.Context) {
+	if d == nil {
+		return
+	}
+	d.before = map[int]time.Duration{}
+	for _, pid := range backends(ctx, d.admin, d.app) {
+		d.before[pid] = cpuOf(pid)
+	}
+}
+
+func (d *dbCPU) since(ctx context.Context) time.Duration {
+	if d == nil {
+		return 0
+	}
+	var t time.Duration
+	for _, pid := range backends(ctx, d.admin, d.app) {
+		t += cpuOf(pid) - d.before[pid]
+	}
+	return t
 }
 
 func cpuOfAll(pids []int) time.Duration {
@@ -285,7 +326,7 @@ func waitVerified(ctx context.Context, e *env, o HTTPOptions, workers []*httpWor
 
 // loadRun measures /healthz alone for a third of the duration, then the mix
 // for the duration, closed loop, the clients spread round robin over urls.
-func loadRun(ctx context.Context, o HTTPOptions, urls []string, pids []int, workers []*httpWorker, ops []op, rcv *hookReceiver, engine string) (*HTTPRun, error) {
+func loadRun(ctx context.Context, o HTTPOptions, urls []string, pids []int, db *dbCPU, workers []*httpWorker, ops []op, rcv *hookReceiver, engine string) (*HTTPRun, error) {
 	c := newHTTPClient(o.Concurrency * len(urls))
 	label := fmt.Sprintf("%d node(s), %s", len(urls), engine)
 	if len(o.Target) > 0 {
@@ -317,6 +358,7 @@ func loadRun(ctx context.Context, o HTTPOptions, urls []string, pids []int, work
 	)
 	delivered0 := rcv.got.Load()
 	cpu0 := cpuOfAll(pids)
+	db.start(ctx)
 	stopProgress := make(chan struct{})
 	progressDone := make(chan struct{})
 	begin := time.Now()
@@ -371,7 +413,7 @@ func loadRun(ctx context.Context, o HTTPOptions, urls []string, pids []int, work
 	}
 	wg.Wait()
 	elapsed := time.Since(begin)
-	cpu := cpuOfAll(pids) - cpu0
+	cpu, dbc := cpuOfAll(pids)-cpu0, db.since(ctx)
 	close(stopProgress)
 	<-progressDone
 
@@ -399,6 +441,7 @@ func loadRun(ctx context.Context, o HTTPOptions, urls []string, pids []int, work
 	r.Ratio = r.PerSec / r.HealthzPerSec
 	if n := len(samples); n > 0 && len(pids) > 0 {
 		r.ServiceCPUus = us(cpu / time.Duration(n))
+		r.DatabaseCPUus = us(dbc / time.Duration(n))
 	}
 	// Every write fans out to each of its account's endpoints.
 	want := delivered0 + int64(r.Writes*o.Hooks)
@@ -428,7 +471,7 @@ func printRun(w io.Writer, label string, r *HTTPRun) {
 		fmt.Fprintf(w, "  webhooks: %d writes, %d deliveries, all in %.1f s after the load stopped\n", r.Writes, r.Deliveries, r.DrainSeconds)
 	}
 	if r.ServiceCPUus > 0 {
-		fmt.Fprintf(w, "  service CPU per request: %.0f µs\n", r.ServiceCPUus)
+		fmt.Fprintf(w, "  CPU per request: service %.0f µs, database %.0f µs\n", r.ServiceCPUus, r.DatabaseCPUus)
 	}
 }
 
@@ -491,7 +534,7 @@ func httpTarget(ctx context.Context, o HTTPOptions) (*HTTPResult, error) {
 	}
 	rcv := &hookReceiver{}
 	o.Hooks = 0
-	r, err := loadRun(ctx, o, urls, nil, workers, mix(store.SeedWords()), rcv, "running service")
+	r, err := loadRun(ctx, o, urls, nil, nil, workers, mix(store.SeedWords()), rcv, "running service")
 	if err != nil {
 		return nil, err
 	}
