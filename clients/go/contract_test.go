@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -320,32 +322,129 @@ func TestContractScenario(t *testing.T) {
 		t.Fatalf("update-me with a short username: %v", err)
 	}
 
-	// A 503 retried: a proxy in front of the service answers the first
-	// request with 503 and Retry-After: 1, then forwards.
-	target, _ := url.Parse(e.base)
-	forward := httputil.NewSingleHostReverseProxy(target)
-	var hits atomic.Int32
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if hits.Add(1) == 1 {
-			w.Header().Set("Retry-After", "1")
-			w.Header().Set("Content-Type", "application/problem+json")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = io.WriteString(w, `{"type":"about:blank","title":"Service Unavailable","status":503,"code":"unavailable"}`)
-			return
-		}
-		forward.ServeHTTP(w, r)
-	}))
-	defer proxy.Close()
+	// Retries: a proxy in front of the service answers the first GET with
+	// 503 and the first PATCH with 429 (both with Retry-After: 1, neither
+	// forwarded), and loses the answer of the first POST (forwarded, then
+	// answered 503): its retry must carry the same Idempotency-Key, so the
+	// service replays its answer instead of creating a second event.
+	proxy := newFlakyProxy(t, e.base)
+	flaky := matchpoint.NewClient(proxy.URL, matchpoint.WithAPIKey(e.apiKey))
 	start := time.Now()
-	viaProxy := must[*matchpoint.Profile](t, "get-me through the proxy")(matchpoint.NewClient(proxy.URL, matchpoint.WithAPIKey(e.apiKey)).GetMe(ctx))
-	if viaProxy.ID != ownerMe.ID || hits.Load() != 2 || time.Since(start) < time.Second {
-		t.Fatalf("503 retry: %d requests in %s", hits.Load(), time.Since(start))
+	viaProxy := must[*matchpoint.Profile](t, "get-me through the proxy")(flaky.GetMe(ctx))
+	if viaProxy.ID != ownerMe.ID || proxy.count("GET") != 2 || time.Since(start) < time.Second {
+		t.Fatalf("503 retry: %d GETs in %s", proxy.count("GET"), time.Since(start))
 	}
-	hits.Store(0)
+	start = time.Now()
+	if _, err := flaky.UpdateMe(ctx, matchpoint.ProfilePatch{Bio: matchpoint.String("Retried")}); err != nil || proxy.count("PATCH") != 2 || time.Since(start) < time.Second {
+		t.Fatalf("429 retry: %v, %d PATCHes in %s", err, proxy.count("PATCH"), time.Since(start))
+	}
+	retried := must[*matchpoint.SportsEvent](t, "create-event through the proxy")(flaky.CreateEvent(ctx, draft("Retried once", 6)))
+	keys := proxy.idempotencyKeys("POST")
+	if len(keys) != 2 || keys[0] == "" || keys[0] != keys[1] {
+		t.Fatalf("the POST's attempts carried Idempotency-Keys %q", keys)
+	}
+	n := 0
+	for ev, err := range owner.ListMyEventsAutoPaging(ctx, &matchpoint.ListMyEventsParams{Role: matchpoint.String("creator")}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Title == "Retried once" {
+			n++
+			if ev.ID != retried.ID {
+				t.Errorf("a second event %s besides %s", ev.ID, retried.ID)
+			}
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d events made by one retried POST", n)
+	}
+	if ua := proxy.userAgent(); !strings.HasPrefix(ua, "matchpoint-go/") {
+		t.Errorf("User-Agent %q", ua)
+	}
+	proxy.reset()
 	_, err = matchpoint.NewClient(proxy.URL, matchpoint.WithAPIKey(e.apiKey), matchpoint.WithMaxRetries(0)).GetMe(ctx)
 	if !errors.Is(err, matchpoint.ErrServer) || !errors.As(err, &apiErr) || apiErr.Status != 503 {
 		t.Fatalf("503 without retries: %v", err)
 	}
+}
+
+// flakyProxy forwards to the service, failing the first request of some
+// methods as described in TestContractScenario.
+type flakyProxy struct {
+	*httptest.Server
+	mu   sync.Mutex
+	seen []*http.Request
+}
+
+func newFlakyProxy(t *testing.T, base string) *flakyProxy {
+	target, _ := url.Parse(base)
+	forward := httputil.NewSingleHostReverseProxy(target)
+	p := &flakyProxy{}
+	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		p.seen = append(p.seen, r.Clone(context.Background()))
+		first := p.countLocked(r.Method) == 1
+		p.mu.Unlock()
+		fail := func(status int) {
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(status)
+			_, _ = fmt.Fprintf(w, `{"type":"about:blank","title":%q,"status":%d,"code":"proxy_%d"}`, http.StatusText(status), status, status)
+		}
+		switch {
+		case first && r.Method == http.MethodGet:
+			fail(http.StatusServiceUnavailable)
+		case first && r.Method == http.MethodPatch:
+			fail(http.StatusTooManyRequests)
+		case first && r.Method == http.MethodPost:
+			forward.ServeHTTP(httptest.NewRecorder(), r) // the answer is lost
+			fail(http.StatusServiceUnavailable)
+		default:
+			forward.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(p.Close)
+	return p
+}
+
+func (p *flakyProxy) countLocked(method string) int {
+	n := 0
+	for _, r := range p.seen {
+		if r.Method == method {
+			n++
+		}
+	}
+	return n
+}
+
+func (p *flakyProxy) count(method string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.countLocked(method)
+}
+
+func (p *flakyProxy) idempotencyKeys(method string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, r := range p.seen {
+		if r.Method == method {
+			out = append(out, r.Header.Get("Idempotency-Key"))
+		}
+	}
+	return out
+}
+
+func (p *flakyProxy) userAgent() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.seen[0].Header.Get("User-Agent")
+}
+
+func (p *flakyProxy) reset() {
+	p.mu.Lock()
+	p.seen = nil
+	p.mu.Unlock()
 }
 
 // clientMethods lists the exported methods of *Client.

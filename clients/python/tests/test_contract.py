@@ -9,6 +9,7 @@ import ssl
 import threading
 import time
 import unittest
+import urllib.error
 import urllib.request
 
 import matchpoint
@@ -164,9 +165,7 @@ class ContractScenario(unittest.TestCase):
 
         # An event with an RSVP.
         def draft(title, days):
-            at = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days)
-            return owner.create_event(title=title, sport="tennis", location="Paris", max_participants=4,
-                                      date=at.replace(microsecond=0).isoformat().replace("+00:00", "Z"))
+            return draft_with(owner, title, days)
         event = draft("Doubles at Roland", 3)
         rsvp = member.put_rsvp(event.id, status="going")
         self.assertEqual((rsvp.status, rsvp.user_id), ("going", member_me.id))
@@ -193,46 +192,97 @@ class ContractScenario(unittest.TestCase):
             owner.update_me(username="x")
         self.assertEqual((ue.exception.status, ue.exception.param), (422, "username"))
 
-        # A 503 retried: a proxy answers the first request 503 with
-        # Retry-After: 1, then forwards to the service.
-        hits = []
-
-        class Proxy(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                hits.append(self.path)
-                if len(hits) == 1:
-                    out = b'{"type":"about:blank","title":"Service Unavailable","status":503,"code":"unavailable"}'
-                    self.send_response(503)
-                    self.send_header("Retry-After", "1")
-                    self.send_header("Content-Type", "application/problem+json")
-                    self.send_header("Content-Length", str(len(out)))
-                    self.end_headers()
-                    self.wfile.write(out)
-                    return
-                req = urllib.request.Request(BASE + self.path, headers={k: v for k, v in self.headers.items() if k.lower() != "host"})
-                with urllib.request.urlopen(req) as res:
-                    out = res.read()
-                    self.send_response(res.status)
-                    self.send_header("Content-Type", res.headers["Content-Type"])
-                    self.send_header("Content-Length", str(len(out)))
-                    self.end_headers()
-                    self.wfile.write(out)
-
-            def log_message(self, *args):
-                pass
-
-        proxy = serve(Proxy)
+        # Retries: a proxy in front of the service answers the first GET
+        # with 503 and the first PATCH with 429 (Retry-After: 1, not
+        # forwarded), and loses the answer of the first POST (forwarded,
+        # then answered 503): its retry must carry the same Idempotency-Key,
+        # so the service replays its answer instead of making a second event.
+        proxy = serve(_FlakyProxy)
+        _FlakyProxy.seen = []
+        _FlakyProxy.base = BASE
         self.addCleanup(proxy.server_close)
         self.addCleanup(proxy.shutdown)
-        proxy_url = f"http://127.0.0.1:{proxy.server_address[1]}"
+        flaky = matchpoint.Client(base_url=f"http://127.0.0.1:{proxy.server_address[1]}", api_key=api_key)
         start = time.time()
-        self.assertEqual(matchpoint.Client(base_url=proxy_url, api_key=api_key).get_me().id, owner_me.id)
-        self.assertEqual(len(hits), 2)
+        self.assertEqual(flaky.get_me().id, owner_me.id)
+        self.assertEqual(_FlakyProxy.count("GET"), 2)
         self.assertGreaterEqual(time.time() - start, 1.0)
-        hits.clear()
+        start = time.time()
+        flaky.update_me(bio="Retried")
+        self.assertEqual(_FlakyProxy.count("PATCH"), 2)
+        self.assertGreaterEqual(time.time() - start, 1.0)
+        retried = draft_with(flaky, "Retried once", 6)
+        keys = [h.get("Idempotency-Key") for m, h in _FlakyProxy.seen if m == "POST"]
+        self.assertEqual(len(keys), 2)
+        self.assertTrue(keys[0])
+        self.assertEqual(keys[0], keys[1])
+        made = [e.id for e in owner.list_my_events_iter(role="creator") if e.title == "Retried once"]
+        self.assertEqual(made, [retried.id])
+        self.assertTrue(_FlakyProxy.seen[0][1].get("User-Agent", "").startswith("matchpoint-python/"))
+        _FlakyProxy.seen = []
         with self.assertRaises(matchpoint.InternalServerError) as se:
-            matchpoint.Client(base_url=proxy_url, api_key=api_key, max_retries=0).get_me()
+            matchpoint.Client(base_url=f"http://127.0.0.1:{proxy.server_address[1]}", api_key=api_key, max_retries=0).get_me()
         self.assertEqual(se.exception.status, 503)
+
+
+class _FlakyProxy(http.server.BaseHTTPRequestHandler):
+    """Forwards to the service, failing the first request of some methods."""
+
+    seen = []
+    base = ""
+
+    @classmethod
+    def count(cls, method):
+        return sum(1 for m, _ in cls.seen if m == method)
+
+    def _fail(self, status):
+        out = json.dumps({"type": "about:blank", "title": "proxy", "status": status, "code": f"proxy_{status}"}).encode()
+        self.send_response(status)
+        self.send_header("Retry-After", "1")
+        self.send_header("Content-Type", "application/problem+json")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    def _forward(self, body):
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
+        req = urllib.request.Request(self.base + self.path, data=body, method=self.command, headers=headers)
+        try:
+            res = urllib.request.urlopen(req)
+        except urllib.error.HTTPError as e:
+            res = e
+        with res:
+            return res.status if hasattr(res, "status") else res.code, res.headers, res.read()
+
+    def _handle(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0)) or None
+        type(self).seen.append((self.command, dict(self.headers.items())))
+        first = type(self).count(self.command) == 1
+        if first and self.command == "GET":
+            return self._fail(503)
+        if first and self.command == "PATCH":
+            return self._fail(429)
+        status, headers, out = self._forward(body)
+        if first and self.command == "POST":
+            return self._fail(503)  # the answer is lost
+        self.send_response(status)
+        for k in ("Content-Type", "Request-Id", "Idempotent-Replayed"):
+            if headers.get(k):
+                self.send_header(k, headers[k])
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _handle
+
+    def log_message(self, *args):
+        pass
+
+
+def draft_with(client, title, days):
+    at = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=days)
+    return client.create_event(title=title, sport="tennis", location="Paris", max_participants=4,
+                               date=at.replace(microsecond=0).isoformat().replace("+00:00", "Z"))
 
 
 if __name__ == "__main__":
