@@ -22,6 +22,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/config"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/store"
+	"github.com/matchpoint-api/matchpoint/internal/testdb"
 )
 
 // toolchains are the commands a language's script needs; a library whose
@@ -41,7 +42,8 @@ const skipStatus = 77
 
 // TestClientLibraries runs every clients/*/test.sh against its own fresh
 // service, so that one library's scenario cannot trip over another's
-// matches and events.
+// matches and events: on SQLite, and on PostgreSQL when
+// MATCHPOINT_TEST_POSTGRES_URL is set.
 func TestClientLibraries(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs every client library's tests")
@@ -60,8 +62,13 @@ func TestClientLibraries(t *testing.T) {
 					t.Skipf("%s's toolchain is missing here: no %s on PATH", lang, tool)
 				}
 			}
-			env := startServer(t)
-			runScript(t, script, env)
+			// On each engine in turn: the libraries' scenarios cross
+			// every layer down to the database.
+			for _, d := range testdb.Engines() {
+				t.Run(string(d), func(t *testing.T) {
+					runScript(t, script, startServer(t, d))
+				})
+			}
 		})
 	}
 }
@@ -70,12 +77,12 @@ func TestClientLibraries(t *testing.T) {
 // on loopback addresses, and makes the credentials the scripts expect: an
 // Enterprise account's API key with every scope, a confidential
 // first-party OAuth client, and a member who signs in on the login page.
-func startServer(t *testing.T) []string {
+func startServer(t *testing.T, d store.Dialect) []string {
 	t.Helper()
 	ca := apptest.NewCA(t)
 	// The real clock: the libraries check token expiry and webhook
 	// timestamps against their own.
-	s := apptest.StartWith(t, store.SQLite, apptest.Options{Configure: func(c *config.Config, o *app.Options) {
+	s := apptest.StartWith(t, d, apptest.Options{Configure: func(c *config.Config, o *app.Options) {
 		c.WebhookAllowPrivate, c.WebhookCAFile, c.WebhookRetrySchedule = true, ca.File, "1s,2s,4s"
 		o.Clock = clock.Real{}
 	}})

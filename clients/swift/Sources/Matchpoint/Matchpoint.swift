@@ -186,12 +186,8 @@ func formEncode(_ json: Data) -> String {
     var allowed = CharacterSet.alphanumerics
     allowed.insert(charactersIn: "-._~")
     return object.keys.sorted().compactMap { key -> String? in
-        let value: String
-        switch object[key] {
-        case let s as String: value = s
-        case is NSNull, nil: return nil
-        case let other?: value = "\(other)"
-        }
+        guard let raw = object[key], !(raw is NSNull) else { return nil }
+        let value = (raw as? String) ?? "\(raw)"
         let k = key.addingPercentEncoding(withAllowedCharacters: allowed) ?? key
         let v = value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
         return "\(k)=\(v)"
