@@ -23,6 +23,16 @@ trap 'rm -rf "$venv"' EXIT
 "$venv/bin/pip" install --quiet --no-index "$here"
 # From outside the source folder, so the installed package is the one tested.
 cd "$venv"
-"$venv/bin/python" -c 'import matchpoint, sys; print("installed", matchpoint.__version__, matchpoint.__file__)'
+"$venv/bin/python" - <<'PY'
+# Importing the package loads nothing but the standard library.
+import sys
+before = set(sys.modules)
+import matchpoint
+if hasattr(sys, "stdlib_module_names"):  # Python 3.10+
+    extra = sorted(m for m in set(sys.modules) - before
+                   if m.split(".")[0] not in sys.stdlib_module_names and m.split(".")[0] != "matchpoint")
+    assert not extra, f"importing matchpoint loaded {extra}"
+print("installed", matchpoint.__version__, matchpoint.__file__)
+PY
 cp -r "$here/tests" "$venv/tests"
 "$venv/bin/python" -m unittest discover -v -s tests -t .
