@@ -202,7 +202,6 @@ func Messaging(ctx context.Context, o Options, n int, progress io.Writer) (*Mess
 	return res, nil
 }
 
-
 func idsOf(us []*users.User) []string {
 	out := make([]string, len(us))
 	for i, u := range us {
