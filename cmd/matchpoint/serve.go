@@ -11,7 +11,6 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/app"
 	"github.com/matchpoint-api/matchpoint/internal/config"
-	"github.com/matchpoint-api/matchpoint/internal/geo"
 )
 
 // shutdownGrace is how long in-flight requests get to finish on SIGTERM.
@@ -82,7 +81,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		expiryEvery = matchExpiryEvery
 	}
 	go a.RunMatchExpiry(jctx, expiryEvery, log)
-	go geo.Default() // load the gazetteer now rather than on the first request that needs it
 	// Pushes and emails: stopped after the last request, leases handed back.
 	nctx, stopNotifications := context.WithCancel(context.Background())
 	notificationsDone := make(chan struct{})

@@ -163,6 +163,10 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Notifications: a.Notifications, Events: a.Events,
 		Messaging: a.Messaging,
 	})
+	// Load the gazetteer now, beside everything else, rather than on the
+	// first request that resolves a place: that request would otherwise wait
+	// seconds for it. Loading happens once per process.
+	go geo.Default()
 	return a, nil
 }
 
