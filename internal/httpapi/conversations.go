@@ -137,6 +137,34 @@ func (s *server) registerConversations() {
 	})
 
 	huma.Register(s.api, huma.Operation{
+		OperationID: "open-event-conversation", Method: http.MethodPost, Path: "/v1/events/{id}/conversation", Tags: tags,
+		Summary: "Open a sports event's conversation",
+		Description: "The event's group conversation, made on first use (201; 200 after): its creator (admin) and the people going, " +
+			"who join and leave it as they answer. Only they may open it (403 not_going). Its members are not changed by hand " +
+			"(409 event_conversation). Scope: write.",
+		Security:      requires(auth.ScopeWrite),
+		DefaultStatus: http.StatusCreated,
+	}, func(ctx context.Context, in *EventPath) (*struct {
+		Status   int
+		Location string `header:"Location"`
+		Body     Conversation
+	}, error) {
+		c, created, err := s.messaging.OpenEventConversation(ctx, in.ID, principalOf(ctx).UserID)
+		if err != nil {
+			return nil, err
+		}
+		status := http.StatusOK
+		if created {
+			status = http.StatusCreated
+		}
+		return &struct {
+			Status   int
+			Location string `header:"Location"`
+			Body     Conversation
+		}{Status: status, Location: "/v1/conversations/" + c.ID, Body: conversationOf(c)}, nil
+	})
+
+	huma.Register(s.api, huma.Operation{
 		OperationID: "list-conversations", Method: http.MethodGet, Path: "/v1/conversations", Tags: tags,
 		Summary:     "Your conversations",
 		Description: "Most recent activity first, with your unread count and the last message of each. Scope: read.",

@@ -113,6 +113,8 @@ var problemCodes = []web.ErrorCode{
 	{Code: "conversation_blocked", Status: 403, Meaning: "You cannot message this person."},
 	{Code: "not_a_group", Status: 409, Meaning: "The operation applies to group conversations only (a direct conversation has no title, admins or members to change, and cannot be left)."},
 	{Code: "last_admin", Status: 409, Meaning: "A group keeps at least one admin: make someone else admin first."},
+	{Code: "not_going", Status: 403, Meaning: "Only a sports event's creator and the people going are in its conversation."},
+	{Code: "event_conversation", Status: 409, Meaning: "An event's conversation has the event's creator and the people going: its members change with their answers, not by hand."},
 	{Code: "message_deleted", Status: 409, Meaning: "The message was deleted."},
 	{Code: "email_taken", Status: 409, Meaning: "An account with this email already exists."},
 	{Code: "username_taken", Status: 409, Meaning: "The username is taken."},

@@ -80,6 +80,34 @@ func (s *Service) Create(ctx context.Context, creatorID string, memberIDs []stri
 	return got, created, err
 }
 
+// OpenEventConversation answers a sports event's group conversation,
+// creating it on first use (created true). Its members are the event's
+// creator and the people going, and follow them.
+func (s *Service) OpenEventConversation(ctx context.Context, eventID, callerID string) (*Conversation, bool, error) {
+	now := s.clock.Now()
+	draft := &Conversation{ID: ids.New(ids.Conversation), ActivityAt: now, CreatedAt: now, UpdatedAt: now}
+	var id string
+	var created bool
+	err := s.store.EventConversation(ctx, eventID, callerID, draft, func(l Locked, isNew bool) error {
+		id, created = l.Conversation().ID, isNew
+		if !isNew {
+			return nil
+		}
+		return announce(ctx, l, updateOf(l.Conversation(), "created", callerID, nil), now)
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	c, err := s.store.Conversation(ctx, id, callerID)
+	return c, created, err
+}
+
+// errFollowsEvent refuses to change the members of an event's
+// conversation by hand.
+func errFollowsEvent() error {
+	return apperr.Conflictf("event_conversation", "", "an event's conversation has the event's creator and the people going: its members change with their answers")
+}
+
 // Update is data of conversation.updated stream entries.
 type Update struct {
 	ConversationID string   `json:"conversation_id"`
@@ -170,6 +198,9 @@ func (s *Service) AddMembers(ctx context.Context, id, callerID string, userIDs [
 		return nil, apperr.InvalidParam("user_ids", "unknown_user", "no user %q you can message", bad)
 	}
 	err := s.changeGroup(ctx, id, callerID, func(l Locked, now time.Time) error {
+		if l.Conversation().EventID != "" {
+			return errFollowsEvent()
+		}
 		ms, err := l.Members(ctx)
 		if err != nil {
 			return err
@@ -213,6 +244,9 @@ func (s *Service) RemoveMember(ctx context.Context, id, callerID, userID string)
 		return s.Leave(ctx, id, callerID)
 	}
 	return s.changeGroup(ctx, id, callerID, func(l Locked, now time.Time) error {
+		if l.Conversation().EventID != "" {
+			return errFollowsEvent()
+		}
 		m, err := l.Member(ctx, userID)
 		if err != nil {
 			return err
@@ -276,6 +310,9 @@ func (s *Service) Leave(ctx context.Context, id, callerID string) error {
 	return s.store.WithConversation(ctx, id, callerID, func(l Locked) error {
 		if l.Conversation().Kind != Group {
 			return apperr.Conflictf("not_a_group", "", "a direct conversation cannot be left; mute it instead")
+		}
+		if l.Conversation().EventID != "" {
+			return errFollowsEvent()
 		}
 		now := s.clock.Now()
 		if err := l.EndMember(ctx, callerID, now); err != nil {

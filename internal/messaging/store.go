@@ -14,6 +14,13 @@ type Store interface {
 	// the new conversation's lock. A direct conversation whose pair has one
 	// already is not inserted: fn gets the existing one and created false.
 	CreateConversation(ctx context.Context, c *Conversation, members []*MemberState, fn func(l Locked, created bool) error) error
+	// EventConversation opens a sports event's conversation for its
+	// creator or someone going to it (apperr NotFound for no event,
+	// Forbidden for anyone else), under its lock: the existing one, or c
+	// made with the event's title, its creator (admin) and the people going
+	// as members (created true). Its members follow the people going from
+	// then on.
+	EventConversation(ctx context.Context, eventID, callerID string, c *Conversation, fn func(l Locked, created bool) error) error
 	// WithConversation runs fn in a transaction holding the conversation's
 	// row lock, after checking that userID is one of its members: apperr
 	// NotFound otherwise, as for a conversation that does not exist.
