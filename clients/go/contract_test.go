@@ -260,6 +260,14 @@ func TestContractScenario(t *testing.T) {
 		t.Fatalf("accept-match: status %s", accepted.Status)
 	}
 
+	// A conversation with a message: the owner writes, the member reads it.
+	conv := must[*matchpoint.Conversation](t, "create-conversation")(owner.CreateConversation(ctx, matchpoint.ConversationDraft{MemberIDs: []string{memberMe.ID}}))
+	sent := must[*matchpoint.View](t, "send-message")(owner.SendMessage(ctx, conv.ID, matchpoint.MessageDraft{Body: "Sunday at ten?"}))
+	read := must[*matchpoint.ListView](t, "list-messages")(member.ListMessages(ctx, conv.ID, nil))
+	if len(read.Data) != 1 || read.Data[0].ID != sent.ID || read.Data[0].Body == nil || *read.Data[0].Body != "Sunday at ten?" || read.Data[0].SenderID != ownerMe.ID {
+		t.Fatalf("the member reads %+v", read.Data)
+	}
+
 	// The delivery of match.accepted, checked with the library's verify.
 	var d delivery
 	waitFor(t, "the match.accepted delivery", func() (ok bool) { d, ok = rcv.find(matchpoint.EventMatchAccepted); return })

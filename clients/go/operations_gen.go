@@ -22,6 +22,7 @@ var Operations = map[string]string{
 	"accept-match":                        "AcceptMatch",
 	"ack-notification-delivered":          "AckNotificationDelivered",
 	"ack-webhook-delivery":                "AckWebhookDelivery",
+	"add-conversation-members":            "AddConversationMembers",
 	"approve-verification":                "ApproveVerification",
 	"block-user":                          "BlockUser",
 	"cancel-event":                        "CancelEvent",
@@ -29,23 +30,29 @@ var Operations = map[string]string{
 	"cancel-match":                        "CancelMatch",
 	"create-api-key":                      "CreateAPIKey",
 	"create-check-in":                     "CreateCheckIn",
+	"create-conversation":                 "CreateConversation",
 	"create-event":                        "CreateEvent",
 	"create-match":                        "CreateMatch",
 	"create-webhook":                      "CreateWebhook",
 	"decline-match":                       "DeclineMatch",
 	"delete-device":                       "DeleteDevice",
 	"delete-me":                           "DeleteMe",
+	"delete-message":                      "DeleteMessage",
 	"delete-rsvp":                         "DeleteRSVP",
 	"delete-webhook":                      "DeleteWebhook",
+	"edit-message":                        "EditMessage",
 	"find-matches":                        "FindMatches",
 	"get-api-key":                         "GetAPIKey",
+	"get-conversation":                    "GetConversation",
 	"get-event":                           "GetEvent",
 	"get-match":                           "GetMatch",
 	"get-me":                              "GetMe",
+	"get-message":                         "GetMessage",
 	"get-my-reliability":                  "GetMyReliability",
 	"get-notification":                    "GetNotification",
 	"get-notification-settings":           "GetNotificationSettings",
 	"get-rsvp":                            "GetRSVP",
+	"get-thread":                          "GetThread",
 	"get-user":                            "GetUser",
 	"get-vapid-public-key":                "GetVAPIDPublicKey",
 	"get-verification":                    "GetVerification",
@@ -54,14 +61,17 @@ var Operations = map[string]string{
 	"get-webhook-ip-ranges":               "GetWebhookIPRanges",
 	"get-webhook-stats":                   "GetWebhookStats",
 	"invite-to-event":                     "InviteToEvent",
+	"leave-conversation":                  "LeaveConversation",
 	"list-api-keys":                       "ListAPIKeys",
 	"list-attendees":                      "ListAttendees",
 	"list-authorizations":                 "ListAuthorizations",
 	"list-blocks":                         "ListBlocks",
+	"list-conversations":                  "ListConversations",
 	"list-devices":                        "ListDevices",
 	"list-events":                         "ListEvents",
 	"list-invitations":                    "ListInvitations",
 	"list-matches":                        "ListMatches",
+	"list-messages":                       "ListMessages",
 	"list-my-events":                      "ListMyEvents",
 	"list-notifications":                  "ListNotifications",
 	"list-places":                         "ListPlaces",
@@ -70,19 +80,24 @@ var Operations = map[string]string{
 	"list-webhook-deliveries":             "ListWebhookDeliveries",
 	"list-webhooks":                       "ListWebhooks",
 	"match-stats":                         "MatchStats",
+	"mute-conversation":                   "MuteConversation",
 	"oauth-authorization-server-metadata": "OAuthAuthorizationServerMetadata",
 	"oauth-authorize":                     "OAuthAuthorize",
 	"oauth-introspect":                    "OAuthIntrospect",
 	"oauth-revoke":                        "OAuthRevoke",
 	"oauth-token":                         "OAuthToken",
+	"open-event-conversation":             "OpenEventConversation",
 	"pause-webhook":                       "PauseWebhook",
 	"put-rsvp":                            "PutRSVP",
+	"read-conversation":                   "ReadConversation",
 	"read-notification":                   "ReadNotification",
 	"read-notifications":                  "ReadNotifications",
 	"recommended-events":                  "RecommendedEvents",
 	"register-device":                     "RegisterDevice",
 	"reject-verification":                 "RejectVerification",
 	"remove-attendee":                     "RemoveAttendee",
+	"remove-conversation-member":          "RemoveConversationMember",
+	"rename-conversation":                 "RenameConversation",
 	"request-verification":                "RequestVerification",
 	"resume-webhook":                      "ResumeWebhook",
 	"retry-failed-webhook-deliveries":     "RetryFailedWebhookDeliveries",
@@ -90,10 +105,15 @@ var Operations = map[string]string{
 	"revoke-api-key":                      "RevokeAPIKey",
 	"revoke-authorization":                "RevokeAuthorization",
 	"rotate-webhook-secret":               "RotateWebhookSecret",
+	"search-messages":                     "SearchMessages",
+	"send-message":                        "SendMessage",
+	"set-conversation-member-role":        "SetConversationMemberRole",
 	"show-unsubscribe-page":               "ShowUnsubscribePage",
 	"stream-webhook":                      "StreamWebhook",
 	"test-webhook":                        "TestWebhook",
+	"typing":                              "Typing",
 	"unblock-user":                        "UnblockUser",
+	"unmute-conversation":                 "UnmuteConversation",
 	"unread-notification-count":           "UnreadNotificationCount",
 	"unsubscribe-email":                   "UnsubscribeEmail",
 	"update-event":                        "UpdateEvent",
@@ -132,6 +152,17 @@ func (c *Client) AckNotificationDelivered(ctx context.Context, id string, opts .
 func (c *Client) AckWebhookDelivery(ctx context.Context, id string, deliveryID string, body AckWebhookDeliveryRequest, opts ...RequestOption) (*WebhookDelivery, error) {
 	out := new(WebhookDelivery)
 	if err := c.do(ctx, request{method: "POST", path: "/api/v1/webhooks/" + url.PathEscape(id) + "/deliveries/" + url.PathEscape(deliveryID) + "/ack", query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// AddConversationMembers: Add people to a group.
+//
+// POST /v1/conversations/{id}/members (operationId add-conversation-members).
+func (c *Client) AddConversationMembers(ctx context.Context, id string, body AddConversationMembersRequest, opts ...RequestOption) (*Conversation, error) {
+	out := new(Conversation)
+	if err := c.do(ctx, request{method: "POST", path: "/v1/conversations/" + url.PathEscape(id) + "/members", query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -214,6 +245,17 @@ func (c *Client) CreateCheckIn(ctx context.Context, id string, body CreateCheckI
 	return out, nil
 }
 
+// CreateConversation: Start a conversation.
+//
+// POST /v1/conversations (operationId create-conversation).
+func (c *Client) CreateConversation(ctx context.Context, body ConversationDraft, opts ...RequestOption) (*Conversation, error) {
+	out := new(Conversation)
+	if err := c.do(ctx, request{method: "POST", path: "/v1/conversations", query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CreateEvent: Create an event.
 //
 // POST /v1/events (operationId create-event).
@@ -272,6 +314,13 @@ func (c *Client) DeleteMe(ctx context.Context, opts ...RequestOption) error {
 	return c.do(ctx, request{method: "DELETE", path: "/v1/users/me", query: nil, header: nil, body: nil, form: false, auth: true}, nil, opts)
 }
 
+// DeleteMessage: Delete your message.
+//
+// DELETE /v1/messages/{id} (operationId delete-message).
+func (c *Client) DeleteMessage(ctx context.Context, id string, opts ...RequestOption) error {
+	return c.do(ctx, request{method: "DELETE", path: "/v1/messages/" + url.PathEscape(id), query: nil, header: nil, body: nil, form: false, auth: true}, nil, opts)
+}
+
 // DeleteRSVP: Withdraw your answer.
 //
 // DELETE /v1/events/{id}/rsvp (operationId delete-rsvp).
@@ -284,6 +333,17 @@ func (c *Client) DeleteRSVP(ctx context.Context, id string, opts ...RequestOptio
 // DELETE /api/v1/webhooks/{id} (operationId delete-webhook).
 func (c *Client) DeleteWebhook(ctx context.Context, id string, opts ...RequestOption) error {
 	return c.do(ctx, request{method: "DELETE", path: "/api/v1/webhooks/" + url.PathEscape(id), query: nil, header: nil, body: nil, form: false, auth: true}, nil, opts)
+}
+
+// EditMessage: Edit your message.
+//
+// PATCH /v1/messages/{id} (operationId edit-message).
+func (c *Client) EditMessage(ctx context.Context, id string, body EditMessageRequest, opts ...RequestOption) (*View, error) {
+	out := new(View)
+	if err := c.do(ctx, request{method: "PATCH", path: "/v1/messages/" + url.PathEscape(id), query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // FindMatches: Find people to play with.
@@ -331,6 +391,17 @@ func (c *Client) GetAPIKey(ctx context.Context, id string, opts ...RequestOption
 	return out, nil
 }
 
+// GetConversation: A conversation.
+//
+// GET /v1/conversations/{id} (operationId get-conversation).
+func (c *Client) GetConversation(ctx context.Context, id string, opts ...RequestOption) (*Conversation, error) {
+	out := new(Conversation)
+	if err := c.do(ctx, request{method: "GET", path: "/v1/conversations/" + url.PathEscape(id), query: nil, header: nil, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GetEvent: An event.
 //
 // GET /v1/events/{id} (operationId get-event).
@@ -359,6 +430,17 @@ func (c *Client) GetMatch(ctx context.Context, id string, opts ...RequestOption)
 func (c *Client) GetMe(ctx context.Context, opts ...RequestOption) (*Profile, error) {
 	out := new(Profile)
 	if err := c.do(ctx, request{method: "GET", path: "/v1/users/me", query: nil, header: nil, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetMessage: A message.
+//
+// GET /v1/messages/{id} (operationId get-message).
+func (c *Client) GetMessage(ctx context.Context, id string, opts ...RequestOption) (*View, error) {
+	out := new(View)
+	if err := c.do(ctx, request{method: "GET", path: "/v1/messages/" + url.PathEscape(id), query: nil, header: nil, body: nil, form: false, auth: true}, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -403,6 +485,35 @@ func (c *Client) GetNotificationSettings(ctx context.Context, opts ...RequestOpt
 func (c *Client) GetRSVP(ctx context.Context, id string, opts ...RequestOption) (*EventRSVP, error) {
 	out := new(EventRSVP)
 	if err := c.do(ctx, request{method: "GET", path: "/v1/events/" + url.PathEscape(id) + "/rsvp", query: nil, header: nil, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetThreadParams are the query and header parameters of GetThread.
+type GetThreadParams struct {
+	Limit *int64
+	// next_cursor of the previous page
+	After *string
+}
+
+func (p *GetThreadParams) encode() (url.Values, http.Header) {
+	q, h := url.Values{}, http.Header{}
+	if p == nil {
+		return q, h
+	}
+	addParam(q.Add, "limit", p.Limit)
+	addParam(q.Add, "after", p.After)
+	return q, h
+}
+
+// GetThread: A message's thread.
+//
+// GET /v1/messages/{id}/thread (operationId get-thread).
+func (c *Client) GetThread(ctx context.Context, id string, params *GetThreadParams, opts ...RequestOption) (*ListView, error) {
+	q, h := params.encode()
+	out := new(ListView)
+	if err := c.do(ctx, request{method: "GET", path: "/v1/messages/" + url.PathEscape(id) + "/thread", query: q, header: h, body: nil, form: false, auth: true}, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -494,6 +605,13 @@ func (c *Client) InviteToEvent(ctx context.Context, id string, body InviteToEven
 		return nil, err
 	}
 	return out, nil
+}
+
+// LeaveConversation: Leave a group.
+//
+// POST /v1/conversations/{id}/leave (operationId leave-conversation).
+func (c *Client) LeaveConversation(ctx context.Context, id string, opts ...RequestOption) error {
+	return c.do(ctx, request{method: "POST", path: "/v1/conversations/" + url.PathEscape(id) + "/leave", query: nil, header: nil, body: nil, form: false, auth: true}, nil, opts)
 }
 
 // ListAPIKeysParams are the query and header parameters of ListAPIKeys.
@@ -665,6 +783,63 @@ func (c *Client) ListBlocksAutoPaging(ctx context.Context, params *ListBlocksPar
 			page, err := c.ListBlocks(ctx, &p, opts...)
 			if err != nil {
 				var zero Block
+				yield(zero, err)
+				return
+			}
+			for _, it := range page.Data {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if !page.HasMore || page.NextCursor == "" {
+				return
+			}
+			p.Cursor = &page.NextCursor
+		}
+	}
+}
+
+// ListConversationsParams are the query and header parameters of ListConversations.
+type ListConversationsParams struct {
+	// How many items to return (1-100)
+	Limit *int64
+	// next_cursor of the previous page
+	Cursor *string
+}
+
+func (p *ListConversationsParams) encode() (url.Values, http.Header) {
+	q, h := url.Values{}, http.Header{}
+	if p == nil {
+		return q, h
+	}
+	addParam(q.Add, "limit", p.Limit)
+	addParam(q.Add, "cursor", p.Cursor)
+	return q, h
+}
+
+// ListConversations: Your conversations.
+//
+// GET /v1/conversations (operationId list-conversations).
+func (c *Client) ListConversations(ctx context.Context, params *ListConversationsParams, opts ...RequestOption) (*ListConversation, error) {
+	q, h := params.encode()
+	out := new(ListConversation)
+	if err := c.do(ctx, request{method: "GET", path: "/v1/conversations", query: q, header: h, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListConversationsAutoPaging walks every page of ListConversations, following next_cursor, and yields each item; it stops at the first error, which it yields.
+func (c *Client) ListConversationsAutoPaging(ctx context.Context, params *ListConversationsParams, opts ...RequestOption) iter.Seq2[Conversation, error] {
+	return func(yield func(Conversation, error) bool) {
+		var p ListConversationsParams
+		if params != nil {
+			p = *params
+		}
+		for {
+			page, err := c.ListConversations(ctx, &p, opts...)
+			if err != nil {
+				var zero Conversation
 				yield(zero, err)
 				return
 			}
@@ -947,6 +1122,40 @@ func (c *Client) ListMatchesAutoPaging(ctx context.Context, params *ListMatchesP
 			p.Cursor = &page.NextCursor
 		}
 	}
+}
+
+// ListMessagesParams are the query and header parameters of ListMessages.
+type ListMessagesParams struct {
+	Limit *int64
+	Order *string
+	// A message id: older than it
+	Before *string
+	// A message id: newer than it
+	After *string
+}
+
+func (p *ListMessagesParams) encode() (url.Values, http.Header) {
+	q, h := url.Values{}, http.Header{}
+	if p == nil {
+		return q, h
+	}
+	addParam(q.Add, "limit", p.Limit)
+	addParam(q.Add, "order", p.Order)
+	addParam(q.Add, "before", p.Before)
+	addParam(q.Add, "after", p.After)
+	return q, h
+}
+
+// ListMessages: A conversation's messages.
+//
+// GET /v1/conversations/{id}/messages (operationId list-messages).
+func (c *Client) ListMessages(ctx context.Context, id string, params *ListMessagesParams, opts ...RequestOption) (*ListView, error) {
+	q, h := params.encode()
+	out := new(ListView)
+	if err := c.do(ctx, request{method: "GET", path: "/v1/conversations/" + url.PathEscape(id) + "/messages", query: q, header: h, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // ListMyEventsParams are the query and header parameters of ListMyEvents.
@@ -1309,6 +1518,17 @@ func (c *Client) MatchStats(ctx context.Context, opts ...RequestOption) (*MatchS
 	return out, nil
 }
 
+// MuteConversation: Mute a conversation until a time.
+//
+// PUT /v1/conversations/{id}/mute (operationId mute-conversation).
+func (c *Client) MuteConversation(ctx context.Context, id string, body MuteConversationRequest, opts ...RequestOption) (*ConversationMember, error) {
+	out := new(ConversationMember)
+	if err := c.do(ctx, request{method: "PUT", path: "/v1/conversations/" + url.PathEscape(id) + "/mute", query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // OAuthAuthorizationServerMetadata: Authorization server metadata (RFC 8414).
 //
 // GET /.well-known/oauth-authorization-server (operationId oauth-authorization-server-metadata).
@@ -1385,6 +1605,17 @@ func (c *Client) OAuthToken(ctx context.Context, body OAuthTokenRequest, opts ..
 	return out, nil
 }
 
+// OpenEventConversation: Open a sports event's conversation.
+//
+// POST /v1/events/{id}/conversation (operationId open-event-conversation).
+func (c *Client) OpenEventConversation(ctx context.Context, id string, opts ...RequestOption) (*Conversation, error) {
+	out := new(Conversation)
+	if err := c.do(ctx, request{method: "POST", path: "/v1/events/" + url.PathEscape(id) + "/conversation", query: nil, header: nil, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PauseWebhook: Pause a webhook endpoint.
 //
 // POST /api/v1/webhooks/{id}/pause (operationId pause-webhook).
@@ -1402,6 +1633,17 @@ func (c *Client) PauseWebhook(ctx context.Context, id string, opts ...RequestOpt
 func (c *Client) PutRSVP(ctx context.Context, id string, body PutRSVPRequest, opts ...RequestOption) (*EventRSVP, error) {
 	out := new(EventRSVP)
 	if err := c.do(ctx, request{method: "PUT", path: "/v1/events/" + url.PathEscape(id) + "/rsvp", query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReadConversation: Mark read up to a message.
+//
+// POST /v1/conversations/{id}/read (operationId read-conversation).
+func (c *Client) ReadConversation(ctx context.Context, id string, body ReadConversationRequest, opts ...RequestOption) (*ConversationMember, error) {
+	out := new(ConversationMember)
+	if err := c.do(ctx, request{method: "POST", path: "/v1/conversations/" + url.PathEscape(id) + "/read", query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -1515,6 +1757,24 @@ func (c *Client) RemoveAttendee(ctx context.Context, id string, userID string, o
 	return c.do(ctx, request{method: "DELETE", path: "/v1/events/" + url.PathEscape(id) + "/attendees/" + url.PathEscape(userID), query: nil, header: nil, body: nil, form: false, auth: true}, nil, opts)
 }
 
+// RemoveConversationMember: Remove someone from a group.
+//
+// DELETE /v1/conversations/{id}/members/{user_id} (operationId remove-conversation-member).
+func (c *Client) RemoveConversationMember(ctx context.Context, id string, userID string, opts ...RequestOption) error {
+	return c.do(ctx, request{method: "DELETE", path: "/v1/conversations/" + url.PathEscape(id) + "/members/" + url.PathEscape(userID), query: nil, header: nil, body: nil, form: false, auth: true}, nil, opts)
+}
+
+// RenameConversation: Rename a group.
+//
+// PATCH /v1/conversations/{id} (operationId rename-conversation).
+func (c *Client) RenameConversation(ctx context.Context, id string, body RenameConversationRequest, opts ...RequestOption) (*Conversation, error) {
+	out := new(Conversation)
+	if err := c.do(ctx, request{method: "PATCH", path: "/v1/conversations/" + url.PathEscape(id), query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RequestVerification: Ask for ID verification.
 //
 // POST /v1/users/me/verification (operationId request-verification).
@@ -1588,6 +1848,95 @@ func (c *Client) RotateWebhookSecret(ctx context.Context, id string, opts ...Req
 	return out, nil
 }
 
+// SearchMessagesParams are the query and header parameters of SearchMessages.
+type SearchMessagesParams struct {
+	// Words to find, all of them (1 to 10)
+	Q              *string
+	ConversationID *string
+	// Sent at or after
+	From *time.Time
+	// Sent before
+	To    *time.Time
+	Limit *int64
+	// next_cursor of the previous page
+	Cursor *string
+}
+
+func (p *SearchMessagesParams) encode() (url.Values, http.Header) {
+	q, h := url.Values{}, http.Header{}
+	if p == nil {
+		return q, h
+	}
+	addParam(q.Add, "q", p.Q)
+	addParam(q.Add, "conversation_id", p.ConversationID)
+	addParam(q.Add, "from", p.From)
+	addParam(q.Add, "to", p.To)
+	addParam(q.Add, "limit", p.Limit)
+	addParam(q.Add, "cursor", p.Cursor)
+	return q, h
+}
+
+// SearchMessages: Search your messages.
+//
+// GET /v1/messages/search (operationId search-messages).
+func (c *Client) SearchMessages(ctx context.Context, params *SearchMessagesParams, opts ...RequestOption) (*ListSearchResult, error) {
+	q, h := params.encode()
+	out := new(ListSearchResult)
+	if err := c.do(ctx, request{method: "GET", path: "/v1/messages/search", query: q, header: h, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SearchMessagesAutoPaging walks every page of SearchMessages, following next_cursor, and yields each item; it stops at the first error, which it yields.
+func (c *Client) SearchMessagesAutoPaging(ctx context.Context, params *SearchMessagesParams, opts ...RequestOption) iter.Seq2[SearchResult, error] {
+	return func(yield func(SearchResult, error) bool) {
+		var p SearchMessagesParams
+		if params != nil {
+			p = *params
+		}
+		for {
+			page, err := c.SearchMessages(ctx, &p, opts...)
+			if err != nil {
+				var zero SearchResult
+				yield(zero, err)
+				return
+			}
+			for _, it := range page.Data {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if !page.HasMore || page.NextCursor == "" {
+				return
+			}
+			p.Cursor = &page.NextCursor
+		}
+	}
+}
+
+// SendMessage: Send a message.
+//
+// POST /v1/conversations/{id}/messages (operationId send-message).
+func (c *Client) SendMessage(ctx context.Context, id string, body MessageDraft, opts ...RequestOption) (*View, error) {
+	out := new(View)
+	if err := c.do(ctx, request{method: "POST", path: "/v1/conversations/" + url.PathEscape(id) + "/messages", query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SetConversationMemberRole: Make a member admin, or not.
+//
+// PATCH /v1/conversations/{id}/members/{user_id} (operationId set-conversation-member-role).
+func (c *Client) SetConversationMemberRole(ctx context.Context, id string, userID string, body SetConversationMemberRoleRequest, opts ...RequestOption) (*ConversationMember, error) {
+	out := new(ConversationMember)
+	if err := c.do(ctx, request{method: "PATCH", path: "/v1/conversations/" + url.PathEscape(id) + "/members/" + url.PathEscape(userID), query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ShowUnsubscribePageParams are the query and header parameters of ShowUnsubscribePage.
 type ShowUnsubscribePageParams struct {
 	// The token of the email's link
@@ -1632,11 +1981,29 @@ func (c *Client) TestWebhook(ctx context.Context, id string, body TestWebhookReq
 	return out, nil
 }
 
+// Typing: Say you are typing.
+//
+// POST /v1/conversations/{id}/typing (operationId typing).
+func (c *Client) Typing(ctx context.Context, id string, opts ...RequestOption) error {
+	return c.do(ctx, request{method: "POST", path: "/v1/conversations/" + url.PathEscape(id) + "/typing", query: nil, header: nil, body: nil, form: false, auth: true}, nil, opts)
+}
+
 // UnblockUser: Unblock someone.
 //
 // DELETE /v1/users/me/blocks/{user_id} (operationId unblock-user).
 func (c *Client) UnblockUser(ctx context.Context, userID string, opts ...RequestOption) error {
 	return c.do(ctx, request{method: "DELETE", path: "/v1/users/me/blocks/" + url.PathEscape(userID), query: nil, header: nil, body: nil, form: false, auth: true}, nil, opts)
+}
+
+// UnmuteConversation: Unmute a conversation.
+//
+// DELETE /v1/conversations/{id}/mute (operationId unmute-conversation).
+func (c *Client) UnmuteConversation(ctx context.Context, id string, opts ...RequestOption) (*ConversationMember, error) {
+	out := new(ConversationMember)
+	if err := c.do(ctx, request{method: "DELETE", path: "/v1/conversations/" + url.PathEscape(id) + "/mute", query: nil, header: nil, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // UnreadNotificationCount: Count your unread notifications.

@@ -31,6 +31,10 @@ type AckWebhookDeliveryRequest struct {
 	StatusCode int64 `json:"status_code"`
 }
 
+type AddConversationMembersRequest struct {
+	UserIDs []string `json:"user_ids"`
+}
+
 type Authorization struct {
 	ClientID   string `json:"client_id"`
 	ClientName string `json:"client_name"`
@@ -60,6 +64,46 @@ type ChannelPatch struct {
 	Email *bool `json:"email,omitempty"`
 	InApp *bool `json:"in_app,omitempty"`
 	Push  *bool `json:"push,omitempty"`
+}
+
+type Conversation struct {
+	CreatedAt time.Time `json:"created_at"`
+	CreatorID string    `json:"creator_id"`
+	// The sports event this is the conversation of; null otherwise
+	EventID *string `json:"event_id"`
+	ID      string  `json:"id"`
+	// The last message, or the creation
+	LastActivityAt time.Time `json:"last_activity_at"`
+	// The latest message you may read; null before the first
+	LastMessage *View `json:"last_message"`
+	// Your membership: role, read marker, mute
+	Me      *ConversationMember  `json:"me"`
+	Members []ConversationMember `json:"members"`
+	Object  string               `json:"object"`
+	// A group's title; null for a direct conversation
+	Title *string `json:"title"`
+	Type  string  `json:"type"`
+	// Messages from others after your read marker
+	UnreadCount int64     `json:"unread_count"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+type ConversationDraft struct {
+	// The other people (you are added). Without a title: exactly one, a direct conversation
+	MemberIDs []string `json:"member_ids"`
+	// Makes a group of you and member_ids (1 to 100 characters)
+	Title *string `json:"title,omitempty"`
+}
+
+type ConversationMember struct {
+	JoinedAt   time.Time  `json:"joined_at"`
+	LastReadAt *time.Time `json:"last_read_at"`
+	// Read up to this message
+	LastReadMessageID *string `json:"last_read_message_id"`
+	// Only in me: notifications stay in the centre without push or email until then
+	MutedUntil time.Time `json:"muted_until,omitzero"`
+	Role       string    `json:"role"`
+	UserID     string    `json:"user_id"`
 }
 
 type CreateAPIKeyRequest struct {
@@ -102,6 +146,11 @@ type Device struct {
 	PushService string `json:"push_service,omitempty"`
 	// APNs and FCM: the token's last 8 characters
 	TokenHint string `json:"token_hint,omitempty"`
+}
+
+type EditMessageRequest struct {
+	// 1 to 4,000 characters after trimming
+	Body string `json:"body"`
 }
 
 type EventAttendee struct {
@@ -301,6 +350,14 @@ type ListBlock struct {
 	Object     string `json:"object"`
 }
 
+type ListConversation struct {
+	Data    []Conversation `json:"data"`
+	HasMore bool           `json:"has_more"`
+	// Pass as cursor to get the next page
+	NextCursor string `json:"next_cursor,omitempty"`
+	Object     string `json:"object"`
+}
+
 type ListDevice struct {
 	Data    []Device `json:"data"`
 	HasMore bool     `json:"has_more"`
@@ -373,6 +430,14 @@ type ListRecommendedEvent struct {
 	Object     string `json:"object"`
 }
 
+type ListSearchResult struct {
+	Data    []SearchResult `json:"data"`
+	HasMore bool           `json:"has_more"`
+	// Pass as cursor to get the next page
+	NextCursor string `json:"next_cursor,omitempty"`
+	Object     string `json:"object"`
+}
+
 type ListSport struct {
 	Data    []Sport `json:"data"`
 	HasMore bool    `json:"has_more"`
@@ -392,6 +457,14 @@ type ListSportsEvent struct {
 type ListVerification struct {
 	Data    []Verification `json:"data"`
 	HasMore bool           `json:"has_more"`
+	// Pass as cursor to get the next page
+	NextCursor string `json:"next_cursor,omitempty"`
+	Object     string `json:"object"`
+}
+
+type ListView struct {
+	Data    []View `json:"data"`
+	HasMore bool   `json:"has_more"`
 	// Pass as cursor to get the next page
 	NextCursor string `json:"next_cursor,omitempty"`
 	Object     string `json:"object"`
@@ -480,8 +553,20 @@ type MessageData struct {
 	Text     string `json:"text"`
 }
 
+type MessageDraft struct {
+	// 1 to 4,000 characters after trimming
+	Body string `json:"body"`
+	// A message of the conversation: the new one joins its thread (threads are one level deep: a reply to a reply joins the same thread)
+	ReplyTo *string `json:"reply_to,omitempty"`
+}
+
 type MessageReadEventData struct {
 	Message *MessageData `json:"message"`
+}
+
+type MuteConversationRequest struct {
+	// In the future
+	Until time.Time `json:"until"`
 }
 
 type MyEvent struct {
@@ -805,6 +890,10 @@ type RSVPData struct {
 	UserID    string    `json:"user_id"`
 }
 
+type ReadConversationRequest struct {
+	MessageID string `json:"message_id"`
+}
+
 type ReadNotificationsRequest struct {
 	// Mark this one and everything listed after it (older activity); without it, all
 	UpTo *string `json:"up_to,omitempty"`
@@ -897,6 +986,10 @@ type RegisterDeviceRequest struct {
 	Token *string `json:"token,omitempty"`
 }
 
+type RenameConversationRequest struct {
+	Title string `json:"title"`
+}
+
 type RequestVerificationRequest struct {
 	DocumentType string  `json:"document_type"`
 	Note         *string `json:"note,omitempty"`
@@ -916,6 +1009,18 @@ type RetryFailedWebhookDeliveriesResponse struct {
 type ReviewVerificationRequest struct {
 	// Reason, shown to the user
 	Note *string `json:"note,omitempty"`
+}
+
+type SearchResult struct {
+	ConversationID string `json:"conversation_id"`
+	Message        *View  `json:"message"`
+	Object         string `json:"object"`
+	// HTML-escaped text around the match, the matched words in <mark>
+	Snippet string `json:"snippet"`
+}
+
+type SetConversationMemberRoleRequest struct {
+	Role string `json:"role"`
 }
 
 type Slot struct {
@@ -1079,6 +1184,28 @@ type Verification struct {
 	ReviewedAt   *time.Time `json:"reviewed_at"`
 	Status       string     `json:"status"`
 	UserID       string     `json:"user_id"`
+}
+
+type View struct {
+	// null once deleted
+	Body           *string   `json:"body"`
+	ConversationID string    `json:"conversation_id"`
+	CreatedAt      time.Time `json:"created_at"`
+	// A tombstone: the message was deleted and its body is gone
+	Deleted   bool       `json:"deleted"`
+	DeletedAt *time.Time `json:"deleted_at"`
+	// Last edit; null if never edited
+	EditedAt    *time.Time `json:"edited_at"`
+	ID          string     `json:"id"`
+	LastReplyAt *time.Time `json:"last_reply_at"`
+	Object      string     `json:"object"`
+	// Replies in this message's thread
+	ReplyCount int64 `json:"reply_count"`
+	// The thread this reply belongs to (its root message); null for a top-level message
+	ReplyTo *string `json:"reply_to"`
+	// The sender's account was deleted: show "deleted user"; the message is a tombstone
+	SenderDeleted bool   `json:"sender_deleted"`
+	SenderID      string `json:"sender_id"`
 }
 
 type Webhook struct {

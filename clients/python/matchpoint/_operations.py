@@ -32,6 +32,7 @@ OPERATIONS = {
     "accept-match": "accept_match",
     "ack-notification-delivered": "ack_notification_delivered",
     "ack-webhook-delivery": "ack_webhook_delivery",
+    "add-conversation-members": "add_conversation_members",
     "approve-verification": "approve_verification",
     "block-user": "block_user",
     "cancel-event": "cancel_event",
@@ -39,23 +40,29 @@ OPERATIONS = {
     "cancel-match": "cancel_match",
     "create-api-key": "create_api_key",
     "create-check-in": "create_check_in",
+    "create-conversation": "create_conversation",
     "create-event": "create_event",
     "create-match": "create_match",
     "create-webhook": "create_webhook",
     "decline-match": "decline_match",
     "delete-device": "delete_device",
     "delete-me": "delete_me",
+    "delete-message": "delete_message",
     "delete-rsvp": "delete_rsvp",
     "delete-webhook": "delete_webhook",
+    "edit-message": "edit_message",
     "find-matches": "find_matches",
     "get-api-key": "get_api_key",
+    "get-conversation": "get_conversation",
     "get-event": "get_event",
     "get-match": "get_match",
     "get-me": "get_me",
+    "get-message": "get_message",
     "get-my-reliability": "get_my_reliability",
     "get-notification": "get_notification",
     "get-notification-settings": "get_notification_settings",
     "get-rsvp": "get_rsvp",
+    "get-thread": "get_thread",
     "get-user": "get_user",
     "get-vapid-public-key": "get_vapid_public_key",
     "get-verification": "get_verification",
@@ -64,14 +71,17 @@ OPERATIONS = {
     "get-webhook-ip-ranges": "get_webhook_ip_ranges",
     "get-webhook-stats": "get_webhook_stats",
     "invite-to-event": "invite_to_event",
+    "leave-conversation": "leave_conversation",
     "list-api-keys": "list_api_keys",
     "list-attendees": "list_attendees",
     "list-authorizations": "list_authorizations",
     "list-blocks": "list_blocks",
+    "list-conversations": "list_conversations",
     "list-devices": "list_devices",
     "list-events": "list_events",
     "list-invitations": "list_invitations",
     "list-matches": "list_matches",
+    "list-messages": "list_messages",
     "list-my-events": "list_my_events",
     "list-notifications": "list_notifications",
     "list-places": "list_places",
@@ -80,19 +90,24 @@ OPERATIONS = {
     "list-webhook-deliveries": "list_webhook_deliveries",
     "list-webhooks": "list_webhooks",
     "match-stats": "match_stats",
+    "mute-conversation": "mute_conversation",
     "oauth-authorization-server-metadata": "oauth_authorization_server_metadata",
     "oauth-authorize": "oauth_authorize",
     "oauth-introspect": "oauth_introspect",
     "oauth-revoke": "oauth_revoke",
     "oauth-token": "oauth_token",
+    "open-event-conversation": "open_event_conversation",
     "pause-webhook": "pause_webhook",
     "put-rsvp": "put_rsvp",
+    "read-conversation": "read_conversation",
     "read-notification": "read_notification",
     "read-notifications": "read_notifications",
     "recommended-events": "recommended_events",
     "register-device": "register_device",
     "reject-verification": "reject_verification",
     "remove-attendee": "remove_attendee",
+    "remove-conversation-member": "remove_conversation_member",
+    "rename-conversation": "rename_conversation",
     "request-verification": "request_verification",
     "resume-webhook": "resume_webhook",
     "retry-failed-webhook-deliveries": "retry_failed_webhook_deliveries",
@@ -100,10 +115,15 @@ OPERATIONS = {
     "revoke-api-key": "revoke_api_key",
     "revoke-authorization": "revoke_authorization",
     "rotate-webhook-secret": "rotate_webhook_secret",
+    "search-messages": "search_messages",
+    "send-message": "send_message",
+    "set-conversation-member-role": "set_conversation_member_role",
     "show-unsubscribe-page": "show_unsubscribe_page",
     "stream-webhook": "stream_webhook",
     "test-webhook": "test_webhook",
+    "typing": "typing",
     "unblock-user": "unblock_user",
+    "unmute-conversation": "unmute_conversation",
     "unread-notification-count": "unread_notification_count",
     "unsubscribe-email": "unsubscribe_email",
     "update-event": "update_event",
@@ -138,6 +158,13 @@ class Operations:
         POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/ack (operationId ack-webhook-delivery).
         """
         return self._request("POST", f"/api/v1/webhooks/{quote(id, safe='')}/deliveries/{quote(delivery_id, safe='')}/ack", query=None, body=_given({"duration_ms": duration_ms, "error": error, "status_code": status_code}), headers=None, form=False, auth=True, cast=WebhookDelivery, request_options=request_options)
+
+    def add_conversation_members(self, id: str, *, user_ids: Optional[List[str]], request_options: Optional[Dict[str, Any]] = None) -> Conversation:
+        """Add people to a group.
+
+        POST /v1/conversations/{id}/members (operationId add-conversation-members).
+        """
+        return self._request("POST", f"/v1/conversations/{quote(id, safe='')}/members", query=None, body=_given({"user_ids": user_ids}), headers=None, form=False, auth=True, cast=Conversation, request_options=request_options)
 
     def approve_verification(self, id: str, *, note: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> Verification:
         """Approve a verification request (operators).
@@ -188,6 +215,13 @@ class Operations:
         """
         return self._request("POST", f"/v1/events/{quote(id, safe='')}/check-ins", query=None, body=_given({"user_id": user_id}), headers=None, form=False, auth=True, cast=EventCheckIn, request_options=request_options)
 
+    def create_conversation(self, *, member_ids: Optional[List[str]], title: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> Conversation:
+        """Start a conversation.
+
+        POST /v1/conversations (operationId create-conversation).
+        """
+        return self._request("POST", "/v1/conversations", query=None, body=_given({"member_ids": member_ids, "title": title}), headers=None, form=False, auth=True, cast=Conversation, request_options=request_options)
+
     def create_event(self, *, date: str, location: str, max_participants: int, sport: str, title: str, description: str = NOT_GIVEN, end_date: str = NOT_GIVEN, latitude: float = NOT_GIVEN, longitude: float = NOT_GIVEN, recurrence: str = NOT_GIVEN, skill_max: str = NOT_GIVEN, skill_min: str = NOT_GIVEN, timezone: str = NOT_GIVEN, visibility: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> SportsEvent:
         """Create an event.
 
@@ -230,6 +264,13 @@ class Operations:
         """
         return self._request("DELETE", "/v1/users/me", query=None, body=None, headers=None, form=False, auth=True, cast=None, request_options=request_options)
 
+    def delete_message(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> None:
+        """Delete your message.
+
+        DELETE /v1/messages/{id} (operationId delete-message).
+        """
+        return self._request("DELETE", f"/v1/messages/{quote(id, safe='')}", query=None, body=None, headers=None, form=False, auth=True, cast=None, request_options=request_options)
+
     def delete_rsvp(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> None:
         """Withdraw your answer.
 
@@ -243,6 +284,13 @@ class Operations:
         DELETE /api/v1/webhooks/{id} (operationId delete-webhook).
         """
         return self._request("DELETE", f"/api/v1/webhooks/{quote(id, safe='')}", query=None, body=None, headers=None, form=False, auth=True, cast=None, request_options=request_options)
+
+    def edit_message(self, id: str, *, body: str, request_options: Optional[Dict[str, Any]] = None) -> View:
+        """Edit your message.
+
+        PATCH /v1/messages/{id} (operationId edit-message).
+        """
+        return self._request("PATCH", f"/v1/messages/{quote(id, safe='')}", query=None, body=_given({"body": body}), headers=None, form=False, auth=True, cast=View, request_options=request_options)
 
     def find_matches(self, *, cursor: str = NOT_GIVEN, limit: int = NOT_GIVEN, max_distance: float = NOT_GIVEN, skill_level: str = NOT_GIVEN, sports: Optional[List[str]] = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListRecommendation:
         """Find people to play with.
@@ -261,6 +309,13 @@ class Operations:
         GET /v1/api-keys/{id} (operationId get-api-key).
         """
         return self._request("GET", f"/v1/api-keys/{quote(id, safe='')}", query=None, body=None, headers=None, form=False, auth=True, cast=APIKey, request_options=request_options)
+
+    def get_conversation(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> Conversation:
+        """A conversation.
+
+        GET /v1/conversations/{id} (operationId get-conversation).
+        """
+        return self._request("GET", f"/v1/conversations/{quote(id, safe='')}", query=None, body=None, headers=None, form=False, auth=True, cast=Conversation, request_options=request_options)
 
     def get_event(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> SportsEvent:
         """An event.
@@ -282,6 +337,13 @@ class Operations:
         GET /v1/users/me (operationId get-me).
         """
         return self._request("GET", "/v1/users/me", query=None, body=None, headers=None, form=False, auth=True, cast=Profile, request_options=request_options)
+
+    def get_message(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> View:
+        """A message.
+
+        GET /v1/messages/{id} (operationId get-message).
+        """
+        return self._request("GET", f"/v1/messages/{quote(id, safe='')}", query=None, body=None, headers=None, form=False, auth=True, cast=View, request_options=request_options)
 
     def get_my_reliability(self, *, request_options: Optional[Dict[str, Any]] = None) -> EventReliability:
         """Your reliability.
@@ -310,6 +372,13 @@ class Operations:
         GET /v1/events/{id}/rsvp (operationId get-rsvp).
         """
         return self._request("GET", f"/v1/events/{quote(id, safe='')}/rsvp", query=None, body=None, headers=None, form=False, auth=True, cast=EventRSVP, request_options=request_options)
+
+    def get_thread(self, id: str, *, limit: int = NOT_GIVEN, after: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListView:
+        """A message's thread.
+
+        GET /v1/messages/{id}/thread (operationId get-thread).
+        """
+        return self._request("GET", f"/v1/messages/{quote(id, safe='')}/thread", query=_given({"limit": limit, "after": after}), body=None, headers=None, form=False, auth=True, cast=ListView, request_options=request_options)
 
     def get_user(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> PublicProfile:
         """A user's public profile.
@@ -367,6 +436,13 @@ class Operations:
         """
         return self._request("POST", f"/v1/events/{quote(id, safe='')}/invitations", query=None, body=_given({"user_ids": user_ids}), headers=None, form=False, auth=True, cast=ListEventInvitation, request_options=request_options)
 
+    def leave_conversation(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> None:
+        """Leave a group.
+
+        POST /v1/conversations/{id}/leave (operationId leave-conversation).
+        """
+        return self._request("POST", f"/v1/conversations/{quote(id, safe='')}/leave", query=None, body=None, headers=None, form=False, auth=True, cast=None, request_options=request_options)
+
     def list_api_keys(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListAPIKey:
         """List your API keys.
 
@@ -406,6 +482,17 @@ class Operations:
     def list_blocks_iter(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> Iterator[Block]:
         """Every item of list_blocks, page after page (follows next_cursor)."""
         return self._auto_page(self.list_blocks, {"limit": limit, "cursor": cursor, "request_options": request_options})
+
+    def list_conversations(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListConversation:
+        """Your conversations.
+
+        GET /v1/conversations (operationId list-conversations).
+        """
+        return self._request("GET", "/v1/conversations", query=_given({"limit": limit, "cursor": cursor}), body=None, headers=None, form=False, auth=True, cast=ListConversation, request_options=request_options)
+
+    def list_conversations_iter(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> Iterator[Conversation]:
+        """Every item of list_conversations, page after page (follows next_cursor)."""
+        return self._auto_page(self.list_conversations, {"limit": limit, "cursor": cursor, "request_options": request_options})
 
     def list_devices(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListDevice:
         """List your push devices.
@@ -450,6 +537,13 @@ class Operations:
     def list_matches_iter(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, status: str = NOT_GIVEN, role: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> Iterator[Match]:
         """Every item of list_matches, page after page (follows next_cursor)."""
         return self._auto_page(self.list_matches, {"limit": limit, "cursor": cursor, "status": status, "role": role, "request_options": request_options})
+
+    def list_messages(self, id: str, *, limit: int = NOT_GIVEN, order: str = NOT_GIVEN, before: str = NOT_GIVEN, after: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListView:
+        """A conversation's messages.
+
+        GET /v1/conversations/{id}/messages (operationId list-messages).
+        """
+        return self._request("GET", f"/v1/conversations/{quote(id, safe='')}/messages", query=_given({"limit": limit, "order": order, "before": before, "after": after}), body=None, headers=None, form=False, auth=True, cast=ListView, request_options=request_options)
 
     def list_my_events(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, when: str = NOT_GIVEN, role: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListMyEvent:
         """Your events.
@@ -527,6 +621,13 @@ class Operations:
         """
         return self._request("GET", "/v1/matches/stats", query=None, body=None, headers=None, form=False, auth=True, cast=MatchStats, request_options=request_options)
 
+    def mute_conversation(self, id: str, *, until: str, request_options: Optional[Dict[str, Any]] = None) -> ConversationMember:
+        """Mute a conversation until a time.
+
+        PUT /v1/conversations/{id}/mute (operationId mute-conversation).
+        """
+        return self._request("PUT", f"/v1/conversations/{quote(id, safe='')}/mute", query=None, body=_given({"until": until}), headers=None, form=False, auth=True, cast=ConversationMember, request_options=request_options)
+
     def oauth_authorization_server_metadata(self, *, request_options: Optional[Dict[str, Any]] = None) -> OauthAuthorizationServerMetadataResponse:
         """Authorization server metadata (RFC 8414).
 
@@ -564,6 +665,13 @@ class Operations:
         """
         return self._request("POST", "/oauth/token", query=None, body=_given({"client_id": client_id, "client_secret": client_secret, "code": code, "code_verifier": code_verifier, "grant_type": grant_type, "redirect_uri": redirect_uri, "refresh_token": refresh_token, "scope": scope}), headers=None, form=True, auth=False, cast=OauthTokenResponse, request_options=request_options)
 
+    def open_event_conversation(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> Conversation:
+        """Open a sports event's conversation.
+
+        POST /v1/events/{id}/conversation (operationId open-event-conversation).
+        """
+        return self._request("POST", f"/v1/events/{quote(id, safe='')}/conversation", query=None, body=None, headers=None, form=False, auth=True, cast=Conversation, request_options=request_options)
+
     def pause_webhook(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> Webhook:
         """Pause a webhook endpoint.
 
@@ -577,6 +685,13 @@ class Operations:
         PUT /v1/events/{id}/rsvp (operationId put-rsvp).
         """
         return self._request("PUT", f"/v1/events/{quote(id, safe='')}/rsvp", query=None, body=_given({"status": status}), headers=None, form=False, auth=True, cast=EventRSVP, request_options=request_options)
+
+    def read_conversation(self, id: str, *, message_id: str, request_options: Optional[Dict[str, Any]] = None) -> ConversationMember:
+        """Mark read up to a message.
+
+        POST /v1/conversations/{id}/read (operationId read-conversation).
+        """
+        return self._request("POST", f"/v1/conversations/{quote(id, safe='')}/read", query=None, body=_given({"message_id": message_id}), headers=None, form=False, auth=True, cast=ConversationMember, request_options=request_options)
 
     def read_notification(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> Notification:
         """Mark a notification read.
@@ -623,6 +738,20 @@ class Operations:
         DELETE /v1/events/{id}/attendees/{user_id} (operationId remove-attendee).
         """
         return self._request("DELETE", f"/v1/events/{quote(id, safe='')}/attendees/{quote(user_id, safe='')}", query=None, body=None, headers=None, form=False, auth=True, cast=None, request_options=request_options)
+
+    def remove_conversation_member(self, id: str, user_id: str, *, request_options: Optional[Dict[str, Any]] = None) -> None:
+        """Remove someone from a group.
+
+        DELETE /v1/conversations/{id}/members/{user_id} (operationId remove-conversation-member).
+        """
+        return self._request("DELETE", f"/v1/conversations/{quote(id, safe='')}/members/{quote(user_id, safe='')}", query=None, body=None, headers=None, form=False, auth=True, cast=None, request_options=request_options)
+
+    def rename_conversation(self, id: str, *, title: str, request_options: Optional[Dict[str, Any]] = None) -> Conversation:
+        """Rename a group.
+
+        PATCH /v1/conversations/{id} (operationId rename-conversation).
+        """
+        return self._request("PATCH", f"/v1/conversations/{quote(id, safe='')}", query=None, body=_given({"title": title}), headers=None, form=False, auth=True, cast=Conversation, request_options=request_options)
 
     def request_verification(self, *, document_type: str, note: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> Verification:
         """Ask for ID verification.
@@ -673,6 +802,31 @@ class Operations:
         """
         return self._request("POST", f"/api/v1/webhooks/{quote(id, safe='')}/rotate-secret", query=None, body=None, headers=None, form=False, auth=True, cast=Webhook, request_options=request_options)
 
+    def search_messages(self, *, q: str = NOT_GIVEN, conversation_id: str = NOT_GIVEN, from_: str = NOT_GIVEN, to: str = NOT_GIVEN, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListSearchResult:
+        """Search your messages.
+
+        GET /v1/messages/search (operationId search-messages).
+        """
+        return self._request("GET", "/v1/messages/search", query=_given({"q": q, "conversation_id": conversation_id, "from": from_, "to": to, "limit": limit, "cursor": cursor}), body=None, headers=None, form=False, auth=True, cast=ListSearchResult, request_options=request_options)
+
+    def search_messages_iter(self, *, q: str = NOT_GIVEN, conversation_id: str = NOT_GIVEN, from_: str = NOT_GIVEN, to: str = NOT_GIVEN, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> Iterator[SearchResult]:
+        """Every item of search_messages, page after page (follows next_cursor)."""
+        return self._auto_page(self.search_messages, {"q": q, "conversation_id": conversation_id, "from_": from_, "to": to, "limit": limit, "cursor": cursor, "request_options": request_options})
+
+    def send_message(self, id: str, *, body: str, reply_to: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> View:
+        """Send a message.
+
+        POST /v1/conversations/{id}/messages (operationId send-message).
+        """
+        return self._request("POST", f"/v1/conversations/{quote(id, safe='')}/messages", query=None, body=_given({"body": body, "reply_to": reply_to}), headers=None, form=False, auth=True, cast=View, request_options=request_options)
+
+    def set_conversation_member_role(self, id: str, user_id: str, *, role: str, request_options: Optional[Dict[str, Any]] = None) -> ConversationMember:
+        """Make a member admin, or not.
+
+        PATCH /v1/conversations/{id}/members/{user_id} (operationId set-conversation-member-role).
+        """
+        return self._request("PATCH", f"/v1/conversations/{quote(id, safe='')}/members/{quote(user_id, safe='')}", query=None, body=_given({"role": role}), headers=None, form=False, auth=True, cast=ConversationMember, request_options=request_options)
+
     def show_unsubscribe_page(self, *, token: str, request_options: Optional[Dict[str, Any]] = None) -> str:
         """The unsubscribe page of an email's link.
 
@@ -696,12 +850,26 @@ class Operations:
         """
         return self._request("POST", f"/api/v1/webhooks/{quote(id, safe='')}/test", query=None, body=_given({"event_type": event_type}), headers=None, form=False, auth=True, cast=WebhookDelivery, request_options=request_options)
 
+    def typing(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> None:
+        """Say you are typing.
+
+        POST /v1/conversations/{id}/typing (operationId typing).
+        """
+        return self._request("POST", f"/v1/conversations/{quote(id, safe='')}/typing", query=None, body=None, headers=None, form=False, auth=True, cast=None, request_options=request_options)
+
     def unblock_user(self, user_id: str, *, request_options: Optional[Dict[str, Any]] = None) -> None:
         """Unblock someone.
 
         DELETE /v1/users/me/blocks/{user_id} (operationId unblock-user).
         """
         return self._request("DELETE", f"/v1/users/me/blocks/{quote(user_id, safe='')}", query=None, body=None, headers=None, form=False, auth=True, cast=None, request_options=request_options)
+
+    def unmute_conversation(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> ConversationMember:
+        """Unmute a conversation.
+
+        DELETE /v1/conversations/{id}/mute (operationId unmute-conversation).
+        """
+        return self._request("DELETE", f"/v1/conversations/{quote(id, safe='')}/mute", query=None, body=None, headers=None, form=False, auth=True, cast=ConversationMember, request_options=request_options)
 
     def unread_notification_count(self, *, request_options: Optional[Dict[str, Any]] = None) -> UnreadCount:
         """Count your unread notifications.

@@ -81,6 +81,11 @@ class AckWebhookDeliveryRequest(Model):
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
+class AddConversationMembersRequest(Model):
+    user_ids: Optional[List[str]]
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
 class Authorization(Model):
     client_id: str
     client_name: str
@@ -113,6 +118,49 @@ class ChannelPatch(Model):
     email: Optional[bool] = None
     in_app: Optional[bool] = None
     push: Optional[bool] = None
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class Conversation(Model):
+    created_at: str
+    creator_id: str
+    event_id: Optional[str]
+    # The sports event this is the conversation of; null otherwise
+    id: str
+    last_activity_at: str
+    # The last message, or the creation
+    last_message: View
+    # The latest message you may read; null before the first
+    me: ConversationMember
+    # Your membership: role, read marker, mute
+    members: Optional[List[ConversationMember]]
+    object: str
+    title: Optional[str]
+    # A group's title; null for a direct conversation
+    type: str
+    unread_count: int
+    # Messages from others after your read marker
+    updated_at: str
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class ConversationDraft(Model):
+    member_ids: Optional[List[str]]
+    # The other people (you are added). Without a title: exactly one, a direct conversation
+    title: Optional[str] = None
+    # Makes a group of you and member_ids (1 to 100 characters)
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class ConversationMember(Model):
+    joined_at: str
+    last_read_at: Optional[str]
+    last_read_message_id: Optional[str]
+    # Read up to this message
+    role: str
+    user_id: str
+    muted_until: Optional[str] = None
+    # Only in me: notifications stay in the centre without push or email until then
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -160,6 +208,12 @@ class Device(Model):
     # Web Push: the push service's origin
     token_hint: Optional[str] = None
     # APNs and FCM: the token's last 8 characters
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class EditMessageRequest(Model):
+    body: str
+    # 1 to 4,000 characters after trimming
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -379,6 +433,15 @@ class ListBlock(Model):
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
+class ListConversation(Model):
+    data: Optional[List[Conversation]]
+    has_more: bool
+    object: str
+    next_cursor: Optional[str] = None
+    # Pass as cursor to get the next page
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
 class ListDevice(Model):
     data: Optional[List[Device]]
     has_more: bool
@@ -460,6 +523,15 @@ class ListRecommendedEvent(Model):
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
+class ListSearchResult(Model):
+    data: Optional[List[SearchResult]]
+    has_more: bool
+    object: str
+    next_cursor: Optional[str] = None
+    # Pass as cursor to get the next page
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
 class ListSport(Model):
     data: Optional[List[Sport]]
     has_more: bool
@@ -480,6 +552,15 @@ class ListSportsEvent(Model):
 @dataclass
 class ListVerification(Model):
     data: Optional[List[Verification]]
+    has_more: bool
+    object: str
+    next_cursor: Optional[str] = None
+    # Pass as cursor to get the next page
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class ListView(Model):
+    data: Optional[List[View]]
     has_more: bool
     object: str
     next_cursor: Optional[str] = None
@@ -577,8 +658,22 @@ class MessageData(Model):
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
+class MessageDraft(Model):
+    body: str
+    # 1 to 4,000 characters after trimming
+    reply_to: Optional[str] = None
+    # A message of the conversation: the new one joins its thread (threads are one level deep: a reply to a reply joins the same thread)
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
 class MessageReadEventData(Model):
     message: MessageData
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class MuteConversationRequest(Model):
+    until: str
+    # In the future
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -928,6 +1023,11 @@ class RSVPData(Model):
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
+class ReadConversationRequest(Model):
+    message_id: str
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
 class ReadNotificationsRequest(Model):
     up_to: Optional[str] = None
     # Mark this one and everything listed after it (older activity); without it, all
@@ -1026,6 +1126,11 @@ class RegisterDeviceRequest(Model):
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
+class RenameConversationRequest(Model):
+    title: str
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
 class RequestVerificationRequest(Model):
     document_type: str
     note: Optional[str] = None
@@ -1048,6 +1153,20 @@ class RetryFailedWebhookDeliveriesResponse(Model):
 class ReviewVerificationRequest(Model):
     note: Optional[str] = None
     # Reason, shown to the user
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class SearchResult(Model):
+    conversation_id: str
+    message: View
+    object: str
+    snippet: str
+    # HTML-escaped text around the match, the matched words in <mark>
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class SetConversationMemberRoleRequest(Model):
+    role: str
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -1232,6 +1351,29 @@ class Verification(Model):
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
+class View(Model):
+    body: Optional[str]
+    # null once deleted
+    conversation_id: str
+    created_at: str
+    deleted: bool
+    # A tombstone: the message was deleted and its body is gone
+    deleted_at: Optional[str]
+    edited_at: Optional[str]
+    # Last edit; null if never edited
+    id: str
+    last_reply_at: Optional[str]
+    object: str
+    reply_count: int
+    # Replies in this message's thread
+    reply_to: Optional[str]
+    # The thread this reply belongs to (its root message); null for a top-level message
+    sender_deleted: bool
+    # The sender's account was deleted: show "deleted user"; the message is a tombstone
+    sender_id: str
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
 class Webhook(Model):
     created_at: str
     description: str
@@ -1331,15 +1473,20 @@ class WebhookVerification(Model):
 # The JSON name, attribute and type of every field, read by decode and encode.
 APIKey._FIELDS = {"created_at": ("created_at", None), "hint": ("hint", None), "id": ("id", None), "key": ("key", None), "last_used_at": ("last_used_at", None), "name": ("name", None), "object": ("object", None), "revoked_at": ("revoked_at", None), "scopes": ("scopes", ("list", None))}
 AckWebhookDeliveryRequest._FIELDS = {"duration_ms": ("duration_ms", None), "error": ("error", None), "status_code": ("status_code", None)}
+AddConversationMembersRequest._FIELDS = {"user_ids": ("user_ids", ("list", None))}
 Authorization._FIELDS = {"client_id": ("client_id", None), "client_name": ("client_name", None), "object": ("object", None), "scopes": ("scopes", ("list", None)), "updated_at": ("updated_at", None)}
 Block._FIELDS = {"created_at": ("created_at", None), "object": ("object", None), "user_id": ("user_id", None)}
 ChannelChoice._FIELDS = {"email": ("email", None), "in_app": ("in_app", None), "push": ("push", None)}
 ChannelPatch._FIELDS = {"email": ("email", None), "in_app": ("in_app", None), "push": ("push", None)}
+Conversation._FIELDS = {"created_at": ("created_at", None), "creator_id": ("creator_id", None), "event_id": ("event_id", None), "id": ("id", None), "last_activity_at": ("last_activity_at", None), "last_message": ("last_message", View), "me": ("me", ConversationMember), "members": ("members", ("list", ConversationMember)), "object": ("object", None), "title": ("title", None), "type": ("type", None), "unread_count": ("unread_count", None), "updated_at": ("updated_at", None)}
+ConversationDraft._FIELDS = {"member_ids": ("member_ids", ("list", None)), "title": ("title", None)}
+ConversationMember._FIELDS = {"joined_at": ("joined_at", None), "last_read_at": ("last_read_at", None), "last_read_message_id": ("last_read_message_id", None), "muted_until": ("muted_until", None), "role": ("role", None), "user_id": ("user_id", None)}
 CreateAPIKeyRequest._FIELDS = {"name": ("name", None), "scopes": ("scopes", ("list", None))}
 CreateCheckInRequest._FIELDS = {"user_id": ("user_id", None)}
 CreateMatchRequest._FIELDS = {"message": ("message", None), "sport": ("sport", None), "user_id": ("user_id", None)}
 CreateWebhookRequest._FIELDS = {"description": ("description", None), "events": ("events", ("list", None)), "transport": ("transport", None), "url": ("url", None)}
 Device._FIELDS = {"created_at": ("created_at", None), "id": ("id", None), "last_used_at": ("last_used_at", None), "name": ("name", None), "object": ("object", None), "platform": ("platform", None), "push_service": ("push_service", None), "token_hint": ("token_hint", None)}
+EditMessageRequest._FIELDS = {"body": ("body", None)}
 EventAttendee._FIELDS = {"checked_in": ("checked_in", None), "object": ("object", None), "reliability": ("reliability", EventReliability), "status": ("status", None), "user": ("user", EventPerson), "waitlist_position": ("waitlist_position", None)}
 EventCancel._FIELDS = {"reason": ("reason", None)}
 EventCancelledEventData._FIELDS = {"event": ("event", EventData)}
@@ -1359,6 +1506,7 @@ InviteToEventRequest._FIELDS = {"user_ids": ("user_ids", ("list", None))}
 ListAPIKey._FIELDS = {"data": ("data", ("list", APIKey)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListAuthorization._FIELDS = {"data": ("data", ("list", Authorization)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListBlock._FIELDS = {"data": ("data", ("list", Block)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
+ListConversation._FIELDS = {"data": ("data", ("list", Conversation)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListDevice._FIELDS = {"data": ("data", ("list", Device)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListEventAttendee._FIELDS = {"data": ("data", ("list", EventAttendee)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListEventInvitation._FIELDS = {"data": ("data", ("list", EventInvitation)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
@@ -1368,9 +1516,11 @@ ListNotification._FIELDS = {"data": ("data", ("list", Notification)), "has_more"
 ListPlace._FIELDS = {"data": ("data", ("list", Place)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListRecommendation._FIELDS = {"data": ("data", ("list", Recommendation)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListRecommendedEvent._FIELDS = {"data": ("data", ("list", RecommendedEvent)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
+ListSearchResult._FIELDS = {"data": ("data", ("list", SearchResult)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListSport._FIELDS = {"data": ("data", ("list", Sport)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListSportsEvent._FIELDS = {"data": ("data", ("list", SportsEvent)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListVerification._FIELDS = {"data": ("data", ("list", Verification)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
+ListView._FIELDS = {"data": ("data", ("list", View)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListWebhook._FIELDS = {"data": ("data", ("list", Webhook)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListWebhookDelivery._FIELDS = {"data": ("data", ("list", WebhookDelivery)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 Match._FIELDS = {"accepted_at": ("accepted_at", None), "cancelled_at": ("cancelled_at", None), "common_sports": ("common_sports", ("list", None)), "compatibility_score": ("compatibility_score", None), "created_at": ("created_at", None), "declined_at": ("declined_at", None), "expired_at": ("expired_at", None), "expires_at": ("expires_at", None), "id": ("id", None), "message": ("message", None), "object": ("object", None), "sport": ("sport", None), "status": ("status", None), "updated_at": ("updated_at", None), "user1_id": ("user1_id", None), "user2_id": ("user2_id", None)}
@@ -1378,7 +1528,9 @@ MatchAcceptedEventData._FIELDS = {"match": ("match", MatchData)}
 MatchData._FIELDS = {"common_sports": ("common_sports", ("list", None)), "compatibility_score": ("compatibility_score", None), "created_at": ("created_at", None), "id": ("id", None), "status": ("status", None), "user1_id": ("user1_id", None), "user2_id": ("user2_id", None)}
 MatchStats._FIELDS = {"acceptance_rate_received": ("acceptance_rate_received", None), "acceptance_rate_sent": ("acceptance_rate_sent", None), "average_score_accepted": ("average_score_accepted", None), "object": ("object", None), "received": ("received", Tally), "sent": ("sent", Tally), "top_sports": ("top_sports", ("list", SportCount))}
 MessageData._FIELDS = {"conversation_id": ("conversation_id", None), "created_at": ("created_at", None), "id": ("id", None), "read_at": ("read_at", None), "read_by": ("read_by", None), "sender_id": ("sender_id", None), "text": ("text", None)}
+MessageDraft._FIELDS = {"body": ("body", None), "reply_to": ("reply_to", None)}
 MessageReadEventData._FIELDS = {"message": ("message", MessageData)}
+MuteConversationRequest._FIELDS = {"until": ("until", None)}
 MyEvent._FIELDS = {"attended_count": ("attended_count", None), "cancel_reason": ("cancel_reason", None), "cancelled_at": ("cancelled_at", None), "created_at": ("created_at", None), "creator_id": ("creator_id", None), "date": ("date", None), "description": ("description", None), "distance_km": ("distance_km", None), "end_date": ("end_date", None), "going_count": ("going_count", None), "id": ("id", None), "latitude": ("latitude", None), "location": ("location", None), "longitude": ("longitude", None), "max_participants": ("max_participants", None), "maybe_count": ("maybe_count", None), "no_show_count": ("no_show_count", None), "object": ("object", None), "recurrence": ("recurrence", None), "role": ("role", None), "rsvp_status": ("rsvp_status", None), "series_id": ("series_id", None), "skill_max": ("skill_max", None), "skill_min": ("skill_min", None), "sport": ("sport", None), "spots_left": ("spots_left", None), "status": ("status", None), "timezone": ("timezone", None), "title": ("title", None), "updated_at": ("updated_at", None), "visibility": ("visibility", None), "waitlist_count": ("waitlist_count", None)}
 Notification._FIELDS = {"body": ("body", None), "count": ("count", None), "created_at": ("created_at", None), "data": ("data", ("map", None)), "delivered_at": ("delivered_at", None), "id": ("id", None), "kind": ("kind", None), "object": ("object", None), "read_at": ("read_at", None), "title": ("title", None), "updated_at": ("updated_at", None)}
 NotificationData._FIELDS = {"channel": ("channel", None), "created_at": ("created_at", None), "data": ("data", ("map", None)), "delivered_at": ("delivered_at", None), "id": ("id", None), "kind": ("kind", None), "title": ("title", None), "user_id": ("user_id", None)}
@@ -1404,16 +1556,20 @@ PushSubscription._FIELDS = {"endpoint": ("endpoint", None), "expirationTime": ("
 PutRsvpRequest._FIELDS = {"status": ("status", None)}
 QuietHours._FIELDS = {"end": ("end", None), "start": ("start", None)}
 RSVPData._FIELDS = {"created_at": ("created_at", None), "event_id": ("event_id", None), "id": ("id", None), "status": ("status", None), "user_id": ("user_id", None)}
+ReadConversationRequest._FIELDS = {"message_id": ("message_id", None)}
 ReadNotificationsRequest._FIELDS = {"up_to": ("up_to", None)}
 ReadNotificationsResult._FIELDS = {"marked": ("marked", None), "object": ("object", None), "unread_count": ("unread_count", None)}
 Reason._FIELDS = {"detail": ("detail", None), "factor": ("factor", None), "for_them": ("for_them", None), "for_you": ("for_you", None)}
 Recommendation._FIELDS = {"common_sports": ("common_sports", ("list", None)), "compatibility_score": ("compatibility_score", None), "distance_km": ("distance_km", None), "object": ("object", None), "reasons": ("reasons", ("list", Reason)), "user": ("user", PublicProfile)}
 RecommendedEvent._FIELDS = {"attended_count": ("attended_count", None), "cancel_reason": ("cancel_reason", None), "cancelled_at": ("cancelled_at", None), "created_at": ("created_at", None), "creator_id": ("creator_id", None), "date": ("date", None), "description": ("description", None), "distance_km": ("distance_km", None), "end_date": ("end_date", None), "going_count": ("going_count", None), "id": ("id", None), "latitude": ("latitude", None), "location": ("location", None), "longitude": ("longitude", None), "matches_going": ("matches_going", None), "max_participants": ("max_participants", None), "maybe_count": ("maybe_count", None), "no_show_count": ("no_show_count", None), "object": ("object", None), "recurrence": ("recurrence", None), "score": ("score", None), "series_id": ("series_id", None), "skill_max": ("skill_max", None), "skill_min": ("skill_min", None), "sport": ("sport", None), "spots_left": ("spots_left", None), "status": ("status", None), "timezone": ("timezone", None), "title": ("title", None), "updated_at": ("updated_at", None), "visibility": ("visibility", None), "waitlist_count": ("waitlist_count", None)}
 RegisterDeviceRequest._FIELDS = {"name": ("name", None), "platform": ("platform", None), "subscription": ("subscription", PushSubscription), "token": ("token", None)}
+RenameConversationRequest._FIELDS = {"title": ("title", None)}
 RequestVerificationRequest._FIELDS = {"document_type": ("document_type", None), "note": ("note", None)}
 RetryFailedWebhookDeliveriesRequest._FIELDS = {"since": ("since", None)}
 RetryFailedWebhookDeliveriesResponse._FIELDS = {"object": ("object", None), "queued": ("queued", None)}
 ReviewVerificationRequest._FIELDS = {"note": ("note", None)}
+SearchResult._FIELDS = {"conversation_id": ("conversation_id", None), "message": ("message", View), "object": ("object", None), "snippet": ("snippet", None)}
+SetConversationMemberRoleRequest._FIELDS = {"role": ("role", None)}
 Slot._FIELDS = {"day": ("day", None), "end": ("end", None), "start": ("start", None)}
 Sport._FIELDS = {"name": ("name", None), "object": ("object", None)}
 SportCount._FIELDS = {"count": ("count", None), "sport": ("sport", None)}
@@ -1432,6 +1588,7 @@ UserDeletedData._FIELDS = {"created_at": ("created_at", None), "deleted": ("dele
 UserDeletedEventData._FIELDS = {"user": ("user", UserDeletedData)}
 VAPIDPublicKey._FIELDS = {"object": ("object", None), "public_key": ("public_key", None)}
 Verification._FIELDS = {"created_at": ("created_at", None), "document_type": ("document_type", None), "id": ("id", None), "note": ("note", None), "object": ("object", None), "review_note": ("review_note", None), "reviewed_at": ("reviewed_at", None), "status": ("status", None), "user_id": ("user_id", None)}
+View._FIELDS = {"body": ("body", None), "conversation_id": ("conversation_id", None), "created_at": ("created_at", None), "deleted": ("deleted", None), "deleted_at": ("deleted_at", None), "edited_at": ("edited_at", None), "id": ("id", None), "last_reply_at": ("last_reply_at", None), "object": ("object", None), "reply_count": ("reply_count", None), "reply_to": ("reply_to", None), "sender_deleted": ("sender_deleted", None), "sender_id": ("sender_id", None)}
 Webhook._FIELDS = {"created_at": ("created_at", None), "description": ("description", None), "disabled_reason": ("disabled_reason", None), "events": ("events", ("list", None)), "failing_since": ("failing_since", None), "id": ("id", None), "last_verification": ("last_verification", WebhookVerification), "object": ("object", None), "previous_secret_expires_at": ("previous_secret_expires_at", None), "secret": ("secret", None), "status": ("status", None), "transport": ("transport", None), "updated_at": ("updated_at", None), "url": ("url", None), "verified_at": ("verified_at", None)}
 WebhookAttempt._FIELDS = {"duration_ms": ("duration_ms", None), "error": ("error", None), "next_retry_at": ("next_retry_at", None), "number": ("number", None), "response_body": ("response_body", None), "started_at": ("started_at", None), "status_code": ("status_code", None)}
 WebhookData._FIELDS = {"delivery_id": ("delivery_id", None), "failing_since": ("failing_since", None), "id": ("id", None), "last_error": ("last_error", None), "status": ("status", None), "url": ("url", None)}
@@ -1461,4 +1618,4 @@ EVENT_DATA = {
     "webhook.failing": WebhookFailingEventData,
 }
 
-__all__ = ["decode", "encode", "Model", "EVENT_DATA", "API_VERSION", "APIKey", "AckWebhookDeliveryRequest", "Authorization", "Block", "ChannelChoice", "ChannelPatch", "CreateAPIKeyRequest", "CreateCheckInRequest", "CreateMatchRequest", "CreateWebhookRequest", "Device", "EventAttendee", "EventCancel", "EventCancelledEventData", "EventCheckIn", "EventData", "EventDraft", "EventInvitation", "EventPatch", "EventPerson", "EventRSVP", "EventReliability", "EventRsvpEventData", "EventSeriesPatch", "FindCriteria", "GetWebhookIpRangesResponse", "InviteToEventRequest", "ListAPIKey", "ListAuthorization", "ListBlock", "ListDevice", "ListEventAttendee", "ListEventInvitation", "ListMatch", "ListMyEvent", "ListNotification", "ListPlace", "ListRecommendation", "ListRecommendedEvent", "ListSport", "ListSportsEvent", "ListVerification", "ListWebhook", "ListWebhookDelivery", "Match", "MatchAcceptedEventData", "MatchData", "MatchStats", "MessageData", "MessageReadEventData", "MyEvent", "Notification", "NotificationData", "NotificationDeliveredEventData", "NotificationSettings", "NotificationSettingsPatch", "NotificationSettingsPatchQuietHours", "OauthAuthorizationServerMetadataResponse", "OauthIntrospectRequest", "OauthIntrospectResponse", "OauthRevokeRequest", "OauthTokenRequest", "OauthTokenResponse", "Place", "Privacy", "PrivacyPatch", "Problem", "ProblemField", "Profile", "ProfilePatch", "PublicProfile", "PushSubscription", "PutRsvpRequest", "QuietHours", "RSVPData", "ReadNotificationsRequest", "ReadNotificationsResult", "Reason", "Recommendation", "RecommendedEvent", "RegisterDeviceRequest", "RequestVerificationRequest", "RetryFailedWebhookDeliveriesRequest", "RetryFailedWebhookDeliveriesResponse", "ReviewVerificationRequest", "Slot", "Sport", "SportCount", "SportsEvent", "StatsWindow", "StatsWindowDeliveriesStruct", "StatsWindowLatencyMSStruct", "SubscriptionKeys", "Tally", "TestWebhookRequest", "UnreadCount", "UpdateWebhookRequest", "UserCreatedEventData", "UserData", "UserDeletedData", "UserDeletedEventData", "VAPIDPublicKey", "Verification", "Webhook", "WebhookAttempt", "WebhookData", "WebhookDelivery", "WebhookFailingEventData", "WebhookStats", "WebhookVerification"]
+__all__ = ["decode", "encode", "Model", "EVENT_DATA", "API_VERSION", "APIKey", "AckWebhookDeliveryRequest", "AddConversationMembersRequest", "Authorization", "Block", "ChannelChoice", "ChannelPatch", "Conversation", "ConversationDraft", "ConversationMember", "CreateAPIKeyRequest", "CreateCheckInRequest", "CreateMatchRequest", "CreateWebhookRequest", "Device", "EditMessageRequest", "EventAttendee", "EventCancel", "EventCancelledEventData", "EventCheckIn", "EventData", "EventDraft", "EventInvitation", "EventPatch", "EventPerson", "EventRSVP", "EventReliability", "EventRsvpEventData", "EventSeriesPatch", "FindCriteria", "GetWebhookIpRangesResponse", "InviteToEventRequest", "ListAPIKey", "ListAuthorization", "ListBlock", "ListConversation", "ListDevice", "ListEventAttendee", "ListEventInvitation", "ListMatch", "ListMyEvent", "ListNotification", "ListPlace", "ListRecommendation", "ListRecommendedEvent", "ListSearchResult", "ListSport", "ListSportsEvent", "ListVerification", "ListView", "ListWebhook", "ListWebhookDelivery", "Match", "MatchAcceptedEventData", "MatchData", "MatchStats", "MessageData", "MessageDraft", "MessageReadEventData", "MuteConversationRequest", "MyEvent", "Notification", "NotificationData", "NotificationDeliveredEventData", "NotificationSettings", "NotificationSettingsPatch", "NotificationSettingsPatchQuietHours", "OauthAuthorizationServerMetadataResponse", "OauthIntrospectRequest", "OauthIntrospectResponse", "OauthRevokeRequest", "OauthTokenRequest", "OauthTokenResponse", "Place", "Privacy", "PrivacyPatch", "Problem", "ProblemField", "Profile", "ProfilePatch", "PublicProfile", "PushSubscription", "PutRsvpRequest", "QuietHours", "RSVPData", "ReadConversationRequest", "ReadNotificationsRequest", "ReadNotificationsResult", "Reason", "Recommendation", "RecommendedEvent", "RegisterDeviceRequest", "RenameConversationRequest", "RequestVerificationRequest", "RetryFailedWebhookDeliveriesRequest", "RetryFailedWebhookDeliveriesResponse", "ReviewVerificationRequest", "SearchResult", "SetConversationMemberRoleRequest", "Slot", "Sport", "SportCount", "SportsEvent", "StatsWindow", "StatsWindowDeliveriesStruct", "StatsWindowLatencyMSStruct", "SubscriptionKeys", "Tally", "TestWebhookRequest", "UnreadCount", "UpdateWebhookRequest", "UserCreatedEventData", "UserData", "UserDeletedData", "UserDeletedEventData", "VAPIDPublicKey", "Verification", "View", "Webhook", "WebhookAttempt", "WebhookData", "WebhookDelivery", "WebhookFailingEventData", "WebhookStats", "WebhookVerification"]

@@ -154,6 +154,12 @@ class ContractScenario(unittest.TestCase):
         match = owner.create_match(user_id=member_me.id, sport="tennis")
         self.assertEqual(member.accept_match(match.id).status, "accepted")
 
+        # A conversation with a message: the owner writes, the member reads it.
+        conv = owner.create_conversation(member_ids=[member_me.id])
+        sent = owner.send_message(conv.id, body="Sunday at ten?")
+        read = member.list_messages(conv.id)
+        self.assertEqual([(m.id, m.body, m.sender_id) for m in read.data], [(sent.id, "Sunday at ten?", owner_me.id)])
+
         # The delivery, checked with the library's verify.
         headers, body, _ = wait_for("the match.accepted delivery",
                                     lambda: next((g for g in _Receiver.got if g[2] == "match.accepted"), None))

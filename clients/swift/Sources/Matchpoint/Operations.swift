@@ -7,6 +7,7 @@ public let operations: [String: String] = [
     "accept-match": "acceptMatch",
     "ack-notification-delivered": "ackNotificationDelivered",
     "ack-webhook-delivery": "ackWebhookDelivery",
+    "add-conversation-members": "addConversationMembers",
     "approve-verification": "approveVerification",
     "block-user": "blockUser",
     "cancel-event": "cancelEvent",
@@ -14,23 +15,29 @@ public let operations: [String: String] = [
     "cancel-match": "cancelMatch",
     "create-api-key": "createApiKey",
     "create-check-in": "createCheckIn",
+    "create-conversation": "createConversation",
     "create-event": "createEvent",
     "create-match": "createMatch",
     "create-webhook": "createWebhook",
     "decline-match": "declineMatch",
     "delete-device": "deleteDevice",
     "delete-me": "deleteMe",
+    "delete-message": "deleteMessage",
     "delete-rsvp": "deleteRsvp",
     "delete-webhook": "deleteWebhook",
+    "edit-message": "editMessage",
     "find-matches": "findMatches",
     "get-api-key": "getApiKey",
+    "get-conversation": "getConversation",
     "get-event": "getEvent",
     "get-match": "getMatch",
     "get-me": "getMe",
+    "get-message": "getMessage",
     "get-my-reliability": "getMyReliability",
     "get-notification": "getNotification",
     "get-notification-settings": "getNotificationSettings",
     "get-rsvp": "getRsvp",
+    "get-thread": "getThread",
     "get-user": "getUser",
     "get-vapid-public-key": "getVapidPublicKey",
     "get-verification": "getVerification",
@@ -39,14 +46,17 @@ public let operations: [String: String] = [
     "get-webhook-ip-ranges": "getWebhookIpRanges",
     "get-webhook-stats": "getWebhookStats",
     "invite-to-event": "inviteToEvent",
+    "leave-conversation": "leaveConversation",
     "list-api-keys": "listApiKeys",
     "list-attendees": "listAttendees",
     "list-authorizations": "listAuthorizations",
     "list-blocks": "listBlocks",
+    "list-conversations": "listConversations",
     "list-devices": "listDevices",
     "list-events": "listEvents",
     "list-invitations": "listInvitations",
     "list-matches": "listMatches",
+    "list-messages": "listMessages",
     "list-my-events": "listMyEvents",
     "list-notifications": "listNotifications",
     "list-places": "listPlaces",
@@ -55,19 +65,24 @@ public let operations: [String: String] = [
     "list-webhook-deliveries": "listWebhookDeliveries",
     "list-webhooks": "listWebhooks",
     "match-stats": "matchStats",
+    "mute-conversation": "muteConversation",
     "oauth-authorization-server-metadata": "oauthAuthorizationServerMetadata",
     "oauth-authorize": "oauthAuthorize",
     "oauth-introspect": "oauthIntrospect",
     "oauth-revoke": "oauthRevoke",
     "oauth-token": "oauthToken",
+    "open-event-conversation": "openEventConversation",
     "pause-webhook": "pauseWebhook",
     "put-rsvp": "putRsvp",
+    "read-conversation": "readConversation",
     "read-notification": "readNotification",
     "read-notifications": "readNotifications",
     "recommended-events": "recommendedEvents",
     "register-device": "registerDevice",
     "reject-verification": "rejectVerification",
     "remove-attendee": "removeAttendee",
+    "remove-conversation-member": "removeConversationMember",
+    "rename-conversation": "renameConversation",
     "request-verification": "requestVerification",
     "resume-webhook": "resumeWebhook",
     "retry-failed-webhook-deliveries": "retryFailedWebhookDeliveries",
@@ -75,10 +90,15 @@ public let operations: [String: String] = [
     "revoke-api-key": "revokeApiKey",
     "revoke-authorization": "revokeAuthorization",
     "rotate-webhook-secret": "rotateWebhookSecret",
+    "search-messages": "searchMessages",
+    "send-message": "sendMessage",
+    "set-conversation-member-role": "setConversationMemberRole",
     "show-unsubscribe-page": "showUnsubscribePage",
     "stream-webhook": "streamWebhook",
     "test-webhook": "testWebhook",
+    "typing": "typing",
     "unblock-user": "unblockUser",
+    "unmute-conversation": "unmuteConversation",
     "unread-notification-count": "unreadNotificationCount",
     "unsubscribe-email": "unsubscribeEmail",
     "update-event": "updateEvent",
@@ -113,6 +133,15 @@ extension Matchpoint {
     /// POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/ack (operationId ack-webhook-delivery).
     public func ackWebhookDelivery(id: String, deliveryId: String, _ body: AckWebhookDeliveryRequest) async throws -> WebhookDelivery {
         return try await request(method: "POST", path: "/api/v1/webhooks/\(escapePath(id))/deliveries/\(escapePath(deliveryId))/ack", query: [], headers: [:], body: body, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
+    /// Add people to a group.
+    /// 
+    /// POST /v1/conversations/{id}/members (operationId add-conversation-members).
+    public func addConversationMembers(id: String, _ body: AddConversationMembersRequest) async throws -> Conversation {
+        return try await request(method: "POST", path: "/v1/conversations/\(escapePath(id))/members", query: [], headers: [:], body: body, form: false, auth: true)
     }
 }
 
@@ -180,6 +209,15 @@ extension Matchpoint {
 }
 
 extension Matchpoint {
+    /// Start a conversation.
+    /// 
+    /// POST /v1/conversations (operationId create-conversation).
+    public func createConversation(_ body: ConversationDraft) async throws -> Conversation {
+        return try await request(method: "POST", path: "/v1/conversations", query: [], headers: [:], body: body, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
     /// Create an event.
     /// 
     /// POST /v1/events (operationId create-event).
@@ -234,6 +272,15 @@ extension Matchpoint {
 }
 
 extension Matchpoint {
+    /// Delete your message.
+    /// 
+    /// DELETE /v1/messages/{id} (operationId delete-message).
+    public func deleteMessage(id: String) async throws {
+        _ = try await send(method: "DELETE", path: "/v1/messages/\(escapePath(id))", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
     /// Withdraw your answer.
     /// 
     /// DELETE /v1/events/{id}/rsvp (operationId delete-rsvp).
@@ -248,6 +295,15 @@ extension Matchpoint {
     /// DELETE /api/v1/webhooks/{id} (operationId delete-webhook).
     public func deleteWebhook(id: String) async throws {
         _ = try await send(method: "DELETE", path: "/api/v1/webhooks/\(escapePath(id))", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
+    /// Edit your message.
+    /// 
+    /// PATCH /v1/messages/{id} (operationId edit-message).
+    public func editMessage(id: String, _ body: EditMessageRequest) async throws -> View {
+        return try await request(method: "PATCH", path: "/v1/messages/\(escapePath(id))", query: [], headers: [:], body: body, form: false, auth: true)
     }
 }
 
@@ -292,6 +348,15 @@ extension Matchpoint {
 }
 
 extension Matchpoint {
+    /// A conversation.
+    /// 
+    /// GET /v1/conversations/{id} (operationId get-conversation).
+    public func getConversation(id: String) async throws -> Conversation {
+        return try await request(method: "GET", path: "/v1/conversations/\(escapePath(id))", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
     /// An event.
     /// 
     /// GET /v1/events/{id} (operationId get-event).
@@ -315,6 +380,15 @@ extension Matchpoint {
     /// GET /v1/users/me (operationId get-me).
     public func getMe() async throws -> Profile {
         return try await request(method: "GET", path: "/v1/users/me", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
+    /// A message.
+    /// 
+    /// GET /v1/messages/{id} (operationId get-message).
+    public func getMessage(id: String) async throws -> View {
+        return try await request(method: "GET", path: "/v1/messages/\(escapePath(id))", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
     }
 }
 
@@ -351,6 +425,36 @@ extension Matchpoint {
     /// GET /v1/events/{id}/rsvp (operationId get-rsvp).
     public func getRsvp(id: String) async throws -> EventRSVP {
         return try await request(method: "GET", path: "/v1/events/\(escapePath(id))/rsvp", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
+    }
+}
+
+/// The query and header parameters of getThread.
+public struct GetThreadParams: Sendable {
+    public var limit: Int?
+    /// next_cursor of the previous page
+    public var after: String?
+
+    public init(limit: Int? = nil, after: String? = nil) {
+        self.limit = limit
+        self.after = after
+    }
+
+    func encode() -> (query: [URLQueryItem], headers: [String: String]) {
+        var query: [URLQueryItem] = []
+        var headers: [String: String] = [:]
+        add(&query, "limit", limit)
+        add(&query, "after", after)
+        return (query, headers)
+    }
+}
+
+extension Matchpoint {
+    /// A message's thread.
+    /// 
+    /// GET /v1/messages/{id}/thread (operationId get-thread).
+    public func getThread(id: String, _ params: GetThreadParams = .init()) async throws -> ListView {
+        let encoded = params.encode()
+        return try await request(method: "GET", path: "/v1/messages/\(escapePath(id))/thread", query: encoded.query, headers: encoded.headers, body: nil as Empty?, form: false, auth: true)
     }
 }
 
@@ -423,6 +527,15 @@ extension Matchpoint {
     /// POST /v1/events/{id}/invitations (operationId invite-to-event).
     public func inviteToEvent(id: String, _ body: InviteToEventRequest) async throws -> ListEventInvitation {
         return try await request(method: "POST", path: "/v1/events/\(escapePath(id))/invitations", query: [], headers: [:], body: body, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
+    /// Leave a group.
+    /// 
+    /// POST /v1/conversations/{id}/leave (operationId leave-conversation).
+    public func leaveConversation(id: String) async throws {
+        _ = try await send(method: "POST", path: "/v1/conversations/\(escapePath(id))/leave", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
     }
 }
 
@@ -582,6 +695,59 @@ extension Matchpoint {
                     var params = params
                     while true {
                         let page = try await self.listBlocks(params)
+                        for item in page.data ?? [] {
+                            continuation.yield(item)
+                        }
+                        guard page.hasMore, let next = page.nextCursor, !next.isEmpty else { break }
+                        params.cursor = next
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// The query and header parameters of listConversations.
+public struct ListConversationsParams: Sendable {
+    /// How many items to return (1-100)
+    public var limit: Int?
+    /// next_cursor of the previous page
+    public var cursor: String?
+
+    public init(limit: Int? = nil, cursor: String? = nil) {
+        self.limit = limit
+        self.cursor = cursor
+    }
+
+    func encode() -> (query: [URLQueryItem], headers: [String: String]) {
+        var query: [URLQueryItem] = []
+        var headers: [String: String] = [:]
+        add(&query, "limit", limit)
+        add(&query, "cursor", cursor)
+        return (query, headers)
+    }
+}
+
+extension Matchpoint {
+    /// Your conversations.
+    /// 
+    /// GET /v1/conversations (operationId list-conversations).
+    public func listConversations(_ params: ListConversationsParams = .init()) async throws -> ListConversation {
+        let encoded = params.encode()
+        return try await request(method: "GET", path: "/v1/conversations", query: encoded.query, headers: encoded.headers, body: nil as Empty?, form: false, auth: true)
+    }
+    /// Every item of listConversations, page after page (follows next_cursor).
+    public func listConversationsAutoPaging(_ params: ListConversationsParams = .init()) -> AsyncThrowingStream<Conversation, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var params = params
+                    while true {
+                        let page = try await self.listConversations(params)
                         for item in page.data ?? [] {
                             continuation.yield(item)
                         }
@@ -861,6 +1027,43 @@ extension Matchpoint {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+}
+
+/// The query and header parameters of listMessages.
+public struct ListMessagesParams: Sendable {
+    public var limit: Int?
+    public var order: String?
+    /// A message id: older than it
+    public var before: String?
+    /// A message id: newer than it
+    public var after: String?
+
+    public init(limit: Int? = nil, order: String? = nil, before: String? = nil, after: String? = nil) {
+        self.limit = limit
+        self.order = order
+        self.before = before
+        self.after = after
+    }
+
+    func encode() -> (query: [URLQueryItem], headers: [String: String]) {
+        var query: [URLQueryItem] = []
+        var headers: [String: String] = [:]
+        add(&query, "limit", limit)
+        add(&query, "order", order)
+        add(&query, "before", before)
+        add(&query, "after", after)
+        return (query, headers)
+    }
+}
+
+extension Matchpoint {
+    /// A conversation's messages.
+    /// 
+    /// GET /v1/conversations/{id}/messages (operationId list-messages).
+    public func listMessages(id: String, _ params: ListMessagesParams = .init()) async throws -> ListView {
+        let encoded = params.encode()
+        return try await request(method: "GET", path: "/v1/conversations/\(escapePath(id))/messages", query: encoded.query, headers: encoded.headers, body: nil as Empty?, form: false, auth: true)
     }
 }
 
@@ -1210,6 +1413,15 @@ extension Matchpoint {
 }
 
 extension Matchpoint {
+    /// Mute a conversation until a time.
+    /// 
+    /// PUT /v1/conversations/{id}/mute (operationId mute-conversation).
+    public func muteConversation(id: String, _ body: MuteConversationRequest) async throws -> ConversationMember {
+        return try await request(method: "PUT", path: "/v1/conversations/\(escapePath(id))/mute", query: [], headers: [:], body: body, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
     /// Authorization server metadata (RFC 8414).
     /// 
     /// GET /.well-known/oauth-authorization-server (operationId oauth-authorization-server-metadata).
@@ -1293,6 +1505,15 @@ extension Matchpoint {
 }
 
 extension Matchpoint {
+    /// Open a sports event's conversation.
+    /// 
+    /// POST /v1/events/{id}/conversation (operationId open-event-conversation).
+    public func openEventConversation(id: String) async throws -> Conversation {
+        return try await request(method: "POST", path: "/v1/events/\(escapePath(id))/conversation", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
     /// Pause a webhook endpoint.
     /// 
     /// POST /api/v1/webhooks/{id}/pause (operationId pause-webhook).
@@ -1307,6 +1528,15 @@ extension Matchpoint {
     /// PUT /v1/events/{id}/rsvp (operationId put-rsvp).
     public func putRsvp(id: String, _ body: PutRsvpRequest) async throws -> EventRSVP {
         return try await request(method: "PUT", path: "/v1/events/\(escapePath(id))/rsvp", query: [], headers: [:], body: body, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
+    /// Mark read up to a message.
+    /// 
+    /// POST /v1/conversations/{id}/read (operationId read-conversation).
+    public func readConversation(id: String, _ body: ReadConversationRequest) async throws -> ConversationMember {
+        return try await request(method: "POST", path: "/v1/conversations/\(escapePath(id))/read", query: [], headers: [:], body: body, form: false, auth: true)
     }
 }
 
@@ -1409,6 +1639,24 @@ extension Matchpoint {
 }
 
 extension Matchpoint {
+    /// Remove someone from a group.
+    /// 
+    /// DELETE /v1/conversations/{id}/members/{user_id} (operationId remove-conversation-member).
+    public func removeConversationMember(id: String, userId: String) async throws {
+        _ = try await send(method: "DELETE", path: "/v1/conversations/\(escapePath(id))/members/\(escapePath(userId))", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
+    /// Rename a group.
+    /// 
+    /// PATCH /v1/conversations/{id} (operationId rename-conversation).
+    public func renameConversation(id: String, _ body: RenameConversationRequest) async throws -> Conversation {
+        return try await request(method: "PATCH", path: "/v1/conversations/\(escapePath(id))", query: [], headers: [:], body: body, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
     /// Ask for ID verification.
     /// 
     /// POST /v1/users/me/verification (operationId request-verification).
@@ -1471,6 +1719,91 @@ extension Matchpoint {
     }
 }
 
+/// The query and header parameters of searchMessages.
+public struct SearchMessagesParams: Sendable {
+    /// Words to find, all of them (1 to 10)
+    public var q: String?
+    public var conversationId: String?
+    /// Sent at or after
+    public var from: String?
+    /// Sent before
+    public var to: String?
+    public var limit: Int?
+    /// next_cursor of the previous page
+    public var cursor: String?
+
+    public init(q: String? = nil, conversationId: String? = nil, from: String? = nil, to: String? = nil, limit: Int? = nil, cursor: String? = nil) {
+        self.q = q
+        self.conversationId = conversationId
+        self.from = from
+        self.to = to
+        self.limit = limit
+        self.cursor = cursor
+    }
+
+    func encode() -> (query: [URLQueryItem], headers: [String: String]) {
+        var query: [URLQueryItem] = []
+        var headers: [String: String] = [:]
+        add(&query, "q", q)
+        add(&query, "conversation_id", conversationId)
+        add(&query, "from", from)
+        add(&query, "to", to)
+        add(&query, "limit", limit)
+        add(&query, "cursor", cursor)
+        return (query, headers)
+    }
+}
+
+extension Matchpoint {
+    /// Search your messages.
+    /// 
+    /// GET /v1/messages/search (operationId search-messages).
+    public func searchMessages(_ params: SearchMessagesParams = .init()) async throws -> ListSearchResult {
+        let encoded = params.encode()
+        return try await request(method: "GET", path: "/v1/messages/search", query: encoded.query, headers: encoded.headers, body: nil as Empty?, form: false, auth: true)
+    }
+    /// Every item of searchMessages, page after page (follows next_cursor).
+    public func searchMessagesAutoPaging(_ params: SearchMessagesParams = .init()) -> AsyncThrowingStream<SearchResult, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var params = params
+                    while true {
+                        let page = try await self.searchMessages(params)
+                        for item in page.data ?? [] {
+                            continuation.yield(item)
+                        }
+                        guard page.hasMore, let next = page.nextCursor, !next.isEmpty else { break }
+                        params.cursor = next
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+extension Matchpoint {
+    /// Send a message.
+    /// 
+    /// POST /v1/conversations/{id}/messages (operationId send-message).
+    public func sendMessage(id: String, _ body: MessageDraft) async throws -> View {
+        return try await request(method: "POST", path: "/v1/conversations/\(escapePath(id))/messages", query: [], headers: [:], body: body, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
+    /// Make a member admin, or not.
+    /// 
+    /// PATCH /v1/conversations/{id}/members/{user_id} (operationId set-conversation-member-role).
+    public func setConversationMemberRole(id: String, userId: String, _ body: SetConversationMemberRoleRequest) async throws -> ConversationMember {
+        return try await request(method: "PATCH", path: "/v1/conversations/\(escapePath(id))/members/\(escapePath(userId))", query: [], headers: [:], body: body, form: false, auth: true)
+    }
+}
+
 /// The query and header parameters of showUnsubscribePage.
 public struct ShowUnsubscribePageParams: Sendable {
     /// The token of the email's link
@@ -1519,11 +1852,29 @@ extension Matchpoint {
 }
 
 extension Matchpoint {
+    /// Say you are typing.
+    /// 
+    /// POST /v1/conversations/{id}/typing (operationId typing).
+    public func typing(id: String) async throws {
+        _ = try await send(method: "POST", path: "/v1/conversations/\(escapePath(id))/typing", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
     /// Unblock someone.
     /// 
     /// DELETE /v1/users/me/blocks/{user_id} (operationId unblock-user).
     public func unblockUser(userId: String) async throws {
         _ = try await send(method: "DELETE", path: "/v1/users/me/blocks/\(escapePath(userId))", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
+    /// Unmute a conversation.
+    /// 
+    /// DELETE /v1/conversations/{id}/mute (operationId unmute-conversation).
+    public func unmuteConversation(id: String) async throws -> ConversationMember {
+        return try await request(method: "DELETE", path: "/v1/conversations/\(escapePath(id))/mute", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
     }
 }
 

@@ -63,6 +63,18 @@ public struct AckWebhookDeliveryRequest: Codable, Sendable {
     }
 }
 
+public struct AddConversationMembersRequest: Codable, Sendable {
+    public var userIds: [String]?
+
+    public init(userIds: [String]? = nil) {
+        self.userIds = userIds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case userIds = "user_ids"
+    }
+}
+
 public struct Authorization: Codable, Sendable {
     public var clientId: String
     public var clientName: String
@@ -143,6 +155,106 @@ public struct ChannelPatch: Codable, Sendable {
         case email
         case inApp = "in_app"
         case push
+    }
+}
+
+public struct Conversation: Codable, Sendable {
+    public var createdAt: String
+    public var creatorId: String
+    /// The sports event this is the conversation of; null otherwise
+    public var eventId: String?
+    public var id: String
+    /// The last message, or the creation
+    public var lastActivityAt: String
+    /// The latest message you may read; null before the first
+    public var lastMessage: View
+    /// Your membership: role, read marker, mute
+    public var me: ConversationMember
+    public var members: [ConversationMember]?
+    public var object: String
+    /// A group's title; null for a direct conversation
+    public var title: String?
+    public var type: String
+    /// Messages from others after your read marker
+    public var unreadCount: Int
+    public var updatedAt: String
+
+    public init(createdAt: String, creatorId: String, eventId: String? = nil, id: String, lastActivityAt: String, lastMessage: View, me: ConversationMember, members: [ConversationMember]? = nil, object: String, title: String? = nil, type: String, unreadCount: Int, updatedAt: String) {
+        self.createdAt = createdAt
+        self.creatorId = creatorId
+        self.eventId = eventId
+        self.id = id
+        self.lastActivityAt = lastActivityAt
+        self.lastMessage = lastMessage
+        self.me = me
+        self.members = members
+        self.object = object
+        self.title = title
+        self.type = type
+        self.unreadCount = unreadCount
+        self.updatedAt = updatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case createdAt = "created_at"
+        case creatorId = "creator_id"
+        case eventId = "event_id"
+        case id
+        case lastActivityAt = "last_activity_at"
+        case lastMessage = "last_message"
+        case me
+        case members
+        case object
+        case title
+        case type
+        case unreadCount = "unread_count"
+        case updatedAt = "updated_at"
+    }
+}
+
+public struct ConversationDraft: Codable, Sendable {
+    /// The other people (you are added). Without a title: exactly one, a direct conversation
+    public var memberIds: [String]?
+    /// Makes a group of you and member_ids (1 to 100 characters)
+    public var title: String?
+
+    public init(memberIds: [String]? = nil, title: String? = nil) {
+        self.memberIds = memberIds
+        self.title = title
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case memberIds = "member_ids"
+        case title
+    }
+}
+
+public struct ConversationMember: Codable, Sendable {
+    public var joinedAt: String
+    public var lastReadAt: String?
+    /// Read up to this message
+    public var lastReadMessageId: String?
+    /// Only in me: notifications stay in the centre without push or email until then
+    public var mutedUntil: String?
+    public var role: String
+    public var userId: String
+
+    public init(joinedAt: String, lastReadAt: String? = nil, lastReadMessageId: String? = nil, mutedUntil: String? = nil, role: String, userId: String) {
+        self.joinedAt = joinedAt
+        self.lastReadAt = lastReadAt
+        self.lastReadMessageId = lastReadMessageId
+        self.mutedUntil = mutedUntil
+        self.role = role
+        self.userId = userId
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case joinedAt = "joined_at"
+        case lastReadAt = "last_read_at"
+        case lastReadMessageId = "last_read_message_id"
+        case mutedUntil = "muted_until"
+        case role
+        case userId = "user_id"
     }
 }
 
@@ -251,6 +363,19 @@ public struct Device: Codable, Sendable {
         case platform
         case pushService = "push_service"
         case tokenHint = "token_hint"
+    }
+}
+
+public struct EditMessageRequest: Codable, Sendable {
+    /// 1 to 4,000 characters after trimming
+    public var body: String
+
+    public init(body: String) {
+        self.body = body
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case body
     }
 }
 
@@ -771,6 +896,28 @@ public struct ListBlock: Codable, Sendable {
     }
 }
 
+public struct ListConversation: Codable, Sendable {
+    public var data: [Conversation]?
+    public var hasMore: Bool
+    /// Pass as cursor to get the next page
+    public var nextCursor: String?
+    public var object: String
+
+    public init(data: [Conversation]? = nil, hasMore: Bool, nextCursor: String? = nil, object: String) {
+        self.data = data
+        self.hasMore = hasMore
+        self.nextCursor = nextCursor
+        self.object = object
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data
+        case hasMore = "has_more"
+        case nextCursor = "next_cursor"
+        case object
+    }
+}
+
 public struct ListDevice: Codable, Sendable {
     public var data: [Device]?
     public var hasMore: Bool
@@ -969,6 +1116,28 @@ public struct ListRecommendedEvent: Codable, Sendable {
     }
 }
 
+public struct ListSearchResult: Codable, Sendable {
+    public var data: [SearchResult]?
+    public var hasMore: Bool
+    /// Pass as cursor to get the next page
+    public var nextCursor: String?
+    public var object: String
+
+    public init(data: [SearchResult]? = nil, hasMore: Bool, nextCursor: String? = nil, object: String) {
+        self.data = data
+        self.hasMore = hasMore
+        self.nextCursor = nextCursor
+        self.object = object
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data
+        case hasMore = "has_more"
+        case nextCursor = "next_cursor"
+        case object
+    }
+}
+
 public struct ListSport: Codable, Sendable {
     public var data: [Sport]?
     public var hasMore: Bool
@@ -1021,6 +1190,28 @@ public struct ListVerification: Codable, Sendable {
     public var object: String
 
     public init(data: [Verification]? = nil, hasMore: Bool, nextCursor: String? = nil, object: String) {
+        self.data = data
+        self.hasMore = hasMore
+        self.nextCursor = nextCursor
+        self.object = object
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data
+        case hasMore = "has_more"
+        case nextCursor = "next_cursor"
+        case object
+    }
+}
+
+public struct ListView: Codable, Sendable {
+    public var data: [View]?
+    public var hasMore: Bool
+    /// Pass as cursor to get the next page
+    public var nextCursor: String?
+    public var object: String
+
+    public init(data: [View]? = nil, hasMore: Bool, nextCursor: String? = nil, object: String) {
         self.data = data
         self.hasMore = hasMore
         self.nextCursor = nextCursor
@@ -1252,6 +1443,23 @@ public struct MessageData: Codable, Sendable {
     }
 }
 
+public struct MessageDraft: Codable, Sendable {
+    /// 1 to 4,000 characters after trimming
+    public var body: String
+    /// A message of the conversation: the new one joins its thread (threads are one level deep: a reply to a reply joins the same thread)
+    public var replyTo: String?
+
+    public init(body: String, replyTo: String? = nil) {
+        self.body = body
+        self.replyTo = replyTo
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case body
+        case replyTo = "reply_to"
+    }
+}
+
 public struct MessageReadEventData: Codable, Sendable {
     public var message: MessageData
 
@@ -1261,6 +1469,19 @@ public struct MessageReadEventData: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case message
+    }
+}
+
+public struct MuteConversationRequest: Codable, Sendable {
+    /// In the future
+    public var until: String
+
+    public init(until: String) {
+        self.until = until
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case until
     }
 }
 
@@ -2085,6 +2306,18 @@ public struct RSVPData: Codable, Sendable {
     }
 }
 
+public struct ReadConversationRequest: Codable, Sendable {
+    public var messageId: String
+
+    public init(messageId: String) {
+        self.messageId = messageId
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case messageId = "message_id"
+    }
+}
+
 public struct ReadNotificationsRequest: Codable, Sendable {
     /// Mark this one and everything listed after it (older activity); without it, all
     public var upTo: String?
@@ -2313,6 +2546,18 @@ public struct RegisterDeviceRequest: Codable, Sendable {
     }
 }
 
+public struct RenameConversationRequest: Codable, Sendable {
+    public var title: String
+
+    public init(title: String) {
+        self.title = title
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case title
+    }
+}
+
 public struct RequestVerificationRequest: Codable, Sendable {
     public var documentType: String
     public var note: String?
@@ -2367,6 +2612,40 @@ public struct ReviewVerificationRequest: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case note
+    }
+}
+
+public struct SearchResult: Codable, Sendable {
+    public var conversationId: String
+    public var message: View
+    public var object: String
+    /// HTML-escaped text around the match, the matched words in <mark>
+    public var snippet: String
+
+    public init(conversationId: String, message: View, object: String, snippet: String) {
+        self.conversationId = conversationId
+        self.message = message
+        self.object = object
+        self.snippet = snippet
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case conversationId = "conversation_id"
+        case message
+        case object
+        case snippet
+    }
+}
+
+public struct SetConversationMemberRoleRequest: Codable, Sendable {
+    public var role: String
+
+    public init(role: String) {
+        self.role = role
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case role
     }
 }
 
@@ -2812,6 +3091,60 @@ public struct Verification: Codable, Sendable {
         case reviewedAt = "reviewed_at"
         case status
         case userId = "user_id"
+    }
+}
+
+public struct View: Codable, Sendable {
+    /// null once deleted
+    public var body: String?
+    public var conversationId: String
+    public var createdAt: String
+    /// A tombstone: the message was deleted and its body is gone
+    public var deleted: Bool
+    public var deletedAt: String?
+    /// Last edit; null if never edited
+    public var editedAt: String?
+    public var id: String
+    public var lastReplyAt: String?
+    public var object: String
+    /// Replies in this message's thread
+    public var replyCount: Int
+    /// The thread this reply belongs to (its root message); null for a top-level message
+    public var replyTo: String?
+    /// The sender's account was deleted: show "deleted user"; the message is a tombstone
+    public var senderDeleted: Bool
+    public var senderId: String
+
+    public init(body: String? = nil, conversationId: String, createdAt: String, deleted: Bool, deletedAt: String? = nil, editedAt: String? = nil, id: String, lastReplyAt: String? = nil, object: String, replyCount: Int, replyTo: String? = nil, senderDeleted: Bool, senderId: String) {
+        self.body = body
+        self.conversationId = conversationId
+        self.createdAt = createdAt
+        self.deleted = deleted
+        self.deletedAt = deletedAt
+        self.editedAt = editedAt
+        self.id = id
+        self.lastReplyAt = lastReplyAt
+        self.object = object
+        self.replyCount = replyCount
+        self.replyTo = replyTo
+        self.senderDeleted = senderDeleted
+        self.senderId = senderId
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case body
+        case conversationId = "conversation_id"
+        case createdAt = "created_at"
+        case deleted
+        case deletedAt = "deleted_at"
+        case editedAt = "edited_at"
+        case id
+        case lastReplyAt = "last_reply_at"
+        case object
+        case replyCount = "reply_count"
+        case replyTo = "reply_to"
+        case senderDeleted = "sender_deleted"
+        case senderId = "sender_id"
     }
 }
 
