@@ -181,7 +181,7 @@ func TestContractScenario(t *testing.T) {
 	code := must[string](t, "callback")(matchpoint.ParseCallback(callback, state))
 	tokens := must[matchpoint.TokenSet](t, "exchange")(owner.ExchangeCode(ctx, e.oauth, code, pkce.Verifier))
 	if tokens.AccessToken == "" || tokens.RefreshToken == "" || tokens.ExpiresAt.IsZero() {
-		t.Fatalf("token set: %+v", tokens)
+		t.Fatalf("token set incomplete: access %t, refresh %t, expiry %s", tokens.AccessToken != "", tokens.RefreshToken != "", tokens.ExpiresAt)
 	}
 	// A token set past its expiry is refreshed before the first call, and
 	// the new set goes to the hook.
