@@ -83,7 +83,7 @@ func TestStreamHubFanOut(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
 		clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 		ann, bob := register(t, db, clk, "ann"), register(t, db, clk, "bob")
-		h := startHub(t, db, stream.Options{Buffer: 4, Clock: clk})
+		h := startHub(t, db, stream.Options{Buffer: 4, Clock: clk, Poll: time.Hour}) // woken by commits alone
 		annPhone, annLaptop, annStuck, bobPhone := open(t, h, ann.ID), open(t, h, ann.ID), open(t, h, ann.ID), open(t, h, bob.ID)
 
 		for i := range 10 {
@@ -252,6 +252,28 @@ func TestStreamHubLateCommit(t *testing.T) {
 		}
 		if h2.Stats().GapsSkipped != 1 {
 			t.Fatalf("stats %+v, want one gap skipped", h2.Stats())
+		}
+	})
+}
+
+// TestStreamHubWokenByOtherNodes: a hub learns of rows another node (here,
+// another connection pool) commits from LISTEN/NOTIFY, not from its poll,
+// which this test sets to an hour.
+func TestStreamHubWokenByOtherNodes(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, url string, db *store.DB) {
+		if db.Dialect != store.Postgres {
+			t.Skip("SQLite serves one node")
+		}
+		clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		ann := register(t, db, clk, "ann")
+		other := testdb.Open(t, url) // the other node's pool
+		h := startHub(t, other, stream.Options{Clock: clk, Poll: time.Hour})
+		c := open(t, h, ann.ID)
+		for i := range 5 {
+			put(t, db, "test.event", clk.Now(), i, ann.ID)
+			if got := receive(t, c, 1); string(got[0].Data) != fmt.Sprint(i) {
+				t.Fatalf("got %s, want %d", got[0].Data, i)
+			}
 		}
 	})
 }
