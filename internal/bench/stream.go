@@ -46,6 +46,10 @@ type StreamResult struct {
 	Rate  float64 `json:"events_per_second"`
 	P50MS float64 `json:"p50_ms"` // write started -> received by its client
 	P99MS float64 `json:"p99_ms"`
+	// The stream's own share: the write's commit returned -> received
+	// (0 when the event arrived before the writer saw its commit return).
+	AfterCommitP50MS float64 `json:"after_commit_p50_ms"`
+	AfterCommitP99MS float64 `json:"after_commit_p99_ms"`
 	// The baseline: the same writes with one connected client receiving
 	// every event, in the same process just before.
 	BaselineRate  float64 `json:"baseline_events_per_second"`
@@ -93,7 +97,7 @@ func Stream(ctx context.Context, o StreamOptions, progress io.Writer) (*StreamRe
 	}
 	res.BaselineRate, res.BaselineP50MS, res.BaselineP99MS = base.rate, ms(base.p50), ms(base.p99)
 	var rates []float64
-	var lat []time.Duration
+	var lat, after []time.Duration
 	for r := range o.Rounds {
 		st, err := streamRound(ctx, e, o, accounts, keys, progress, fmt.Sprintf("round %d, %d clients", r+1, o.Clients))
 		if err != nil {
@@ -101,8 +105,11 @@ func Stream(ctx context.Context, o StreamOptions, progress io.Writer) (*StreamRe
 		}
 		rates = append(rates, st.rate)
 		lat = append(lat, st.lat...)
+		after = append(after, st.after...)
 	}
 	slices.Sort(lat)
+	slices.Sort(after)
+	res.AfterCommitP50MS, res.AfterCommitP99MS = ms(after[len(after)/2]), ms(after[len(after)*99/100])
 	res.Rate = medianOf(rates)
 	res.P50MS, res.P99MS = ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100])
 	res.RateRatio, res.P99Ratio = res.Rate/res.BaselineRate, res.P99MS/res.BaselineP99MS
@@ -158,6 +165,7 @@ type streamStats struct {
 	rate     float64
 	p50, p99 time.Duration
 	lat      []time.Duration
+	after    []time.Duration // commit returned -> received
 }
 
 // streamRound connects one stream per key, writes o.Events notifications
@@ -165,7 +173,9 @@ type streamStats struct {
 // every one has been received.
 func streamRound(ctx context.Context, e *env, o StreamOptions, accounts []*users.User, keys []string, progress io.Writer, name string) (*streamStats, error) {
 	started := make([]atomic.Int64, o.Events) // unix ns when the write of event i began
+	committed := make([]atomic.Int64, o.Events) // unix ns when it returned
 	lat := make([]time.Duration, o.Events)
+	got := make([]int64, o.Events) // unix ns when received
 	var received atomic.Int64
 	var bad atomic.Int64
 	done := make(chan struct{})
@@ -182,7 +192,7 @@ func streamRound(ctx context.Context, e *env, o StreamOptions, accounts []*users
 			bad.Add(1) // not this round's, or someone else's
 			return
 		}
-		lat[i] = at.Sub(time.Unix(0, started[i].Load()))
+		lat[i], got[i] = at.Sub(time.Unix(0, started[i].Load())), at.UnixNano()
 		if received.Add(1) == int64(o.Events) {
 			close(done)
 		}
@@ -212,6 +222,7 @@ func streamRound(ctx context.Context, e *env, o StreamOptions, accounts []*users
 					errc <- err
 					return
 				}
+				committed[i].Store(time.Now().UnixNano())
 			}
 		}()
 	}
@@ -234,6 +245,9 @@ func streamRound(ctx context.Context, e *env, o StreamOptions, accounts []*users
 	}
 	st := &streamStats{rate: float64(o.Events) / elapsed.Seconds(), lat: slices.Clone(lat)}
 	slices.Sort(st.lat)
+	for i := range got {
+		st.after = append(st.after, time.Duration(max(0, got[i]-committed[i].Load())))
+	}
 	st.p50, st.p99 = st.lat[len(st.lat)/2], st.lat[len(st.lat)*99/100]
 	fmt.Fprintf(progress, "bench stream: %s: %d events in %v (%.0f/s), p50 %.1f ms, p99 %.1f ms\n",
 		name, o.Events, elapsed.Round(time.Millisecond), st.rate, ms(st.p50), ms(st.p99))
