@@ -172,7 +172,7 @@ type streamStats struct {
 // round robin over accounts from o.Writers goroutines, and waits until
 // every one has been received.
 func streamRound(ctx context.Context, e *env, o StreamOptions, accounts []*users.User, keys []string, progress io.Writer, name string) (*streamStats, error) {
-	started := make([]atomic.Int64, o.Events) // unix ns when the write of event i began
+	started := make([]atomic.Int64, o.Events)   // unix ns when the write of event i began
 	committed := make([]atomic.Int64, o.Events) // unix ns when it returned
 	lat := make([]time.Duration, o.Events)
 	got := make([]int64, o.Events) // unix ns when received
