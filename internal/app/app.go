@@ -67,6 +67,8 @@ type App struct {
 	stopStream func()
 
 	retention store.Retention
+	cfg       config.Config // what the background workers are configured with
+	log       *slog.Logger
 }
 
 // Options are what tests and benchmarks may replace.
@@ -107,7 +109,7 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options) (*App, error) {
 	clk := opts.Clock
 	a := &App{
-		DB: db, Clock: clk,
+		DB: db, Clock: clk, cfg: cfg, log: opts.Logger,
 		Users:    users.NewService(store.NewUsers(db), clk),
 		OAuth:    oauth.NewService(store.NewOAuth(db), clk),
 		Keys:     apikeys.NewService(store.NewAPIKeys(db), clk, opts.Logger),
@@ -178,6 +180,10 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Notifications: a.Notifications, Events: a.Events,
 		Stream: a.Stream, StreamHeartbeat: cfg.Stream.Heartbeat,
 	})
+	// Load the gazetteer now, beside everything else, rather than on the
+	// first request that resolves a place: that request would otherwise wait
+	// seconds for it. Loading happens once per process.
+	go geo.Default()
 	return a, nil
 }
 
