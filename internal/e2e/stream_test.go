@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/app"
 	"github.com/matchpoint-api/matchpoint/internal/apptest"
 	"github.com/matchpoint-api/matchpoint/internal/config"
@@ -221,6 +223,44 @@ func TestStreamSlowClient(t *testing.T) {
 				}
 			}
 			apptest.WaitFor(t, "the stuck client dropped", func() bool { return s.App.Stream.Stats().Dropped == 1 })
+		})
+	}
+}
+
+// TestStreamEndsWithItsCredential: an open stream does not outlive its
+// credential: revoking the key ends it at the next heartbeat, and the
+// reconnect is refused.
+func TestStreamEndsWithItsCredential(t *testing.T) {
+	for _, d := range testdb.Engines() {
+		t.Run(string(d), func(t *testing.T) {
+			s := apptest.StartWith(t, d, apptest.Options{Configure: func(c *config.Config, _ *app.Options) {
+				c.Stream.Heartbeat = 100 * time.Millisecond
+			}})
+			ann := s.User(t, "ann")
+			k, secret, err := s.App.Keys.Create(context.Background(), apikeys.Spec{UserID: ann.ID, Name: "app", Scopes: []string{"read"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := openSSE(t, s.URL, "/v1/stream", secret)
+			s.Notify(t, ann.ID, notify.KindEventReminder, "before", "", "", nil)
+			c.events(t, 1, 10*time.Second)
+			if _, err := s.App.Keys.Revoke(context.Background(), ann.ID, k.ID); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.After(10 * time.Second)
+			for ended := false; !ended; {
+				select {
+				case m, ok := <-c.msgs:
+					if !ok {
+						ended = true
+					} else if !m.Comment {
+						t.Fatalf("event %s after the key was revoked", m.ID)
+					}
+				case <-deadline:
+					t.Fatal("the stream stayed open 10 s after its key was revoked")
+				}
+			}
+			wantProblem(t, s, api(t, s, http.MethodGet, "/v1/stream", secret, ""), http.StatusUnauthorized, "invalid_token", "")
 		})
 	}
 }

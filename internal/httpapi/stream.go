@@ -50,13 +50,14 @@ func (s *server) registerStream() {
 		if err != nil {
 			return nil, err
 		}
-		c, err := s.stream.Open(ctx, principalOf(ctx).UserID, last, resume)
+		p := principalOf(ctx)
+		c, err := s.stream.Open(ctx, p.UserID, last, resume)
 		if err != nil {
 			return nil, fmt.Errorf("open the stream: %w", err)
 		}
 		return &huma.StreamResponse{Body: func(hctx huma.Context) {
 			defer c.Close()
-			s.serveStream(hctx, c)
+			s.serveStream(hctx, c, p)
 		}}, nil
 	})
 }
@@ -79,9 +80,9 @@ func lastEventID(in *StreamParams) (last int64, resume bool, err error) {
 	return n, true, nil
 }
 
-func (s *server) serveStream(hctx huma.Context, c *stream.Conn) {
+func (s *server) serveStream(hctx huma.Context, c *stream.Conn, p *auth.Principal) {
 	ctx := hctx.Context()
-	_, w := humago.Unwrap(hctx)
+	r, w := humago.Unwrap(hctx)
 	rc := http.NewResponseController(w)
 	// The server's read and write timeouts suit requests, not a stream that
 	// stays open for hours: no read deadline (a background read hitting it
@@ -150,6 +151,14 @@ func (s *server) serveStream(hctx huma.Context, c *stream.Conn) {
 				return
 			}
 		case <-beat.C:
+			// The credential is checked again at every heartbeat: a revoked
+			// key or token, or an expired one, ends the stream (its client
+			// then gets 401 on reconnecting) instead of keeping it open.
+			if now, err := s.principal(r); err != nil || now.UserID != p.UserID || !now.Has(auth.ScopeRead) {
+				send(text(": the credential is no longer valid\n\n"))
+				flush()
+				return
+			}
 			if !send(text(": heartbeat\n\n")) || !flush() {
 				return
 			}
