@@ -55,6 +55,15 @@ func TestStreamNotifications(t *testing.T) {
 		}
 		bobs.quiet(t, 300*time.Millisecond)
 		phone.quiet(t, 10*time.Millisecond)
+
+		// A notification that absorbs another is sent again, grown.
+		f1 := s.Notify(t, ann.ID, notify.KindMessage, "Cy sent you a message", "hi", "conversation:cnv_1", nil)
+		f2 := s.Notify(t, ann.ID, notify.KindMessage, "Cy sent you 2 messages", "there", "conversation:cnv_1", nil)
+		folded := phone.events(t, 2, 10*time.Second)
+		a, b := notificationOfEvent(t, folded[0]), notificationOfEvent(t, folded[1])
+		if f1.ID != f2.ID || a["id"] != f1.ID || b["id"] != f1.ID || a["count"] != 1.0 || b["count"] != 2.0 || b["body"] != "there" {
+			t.Fatalf("folded notifications on the stream: %v then %v", a, b)
+		}
 	})
 }
 

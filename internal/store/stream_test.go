@@ -277,3 +277,33 @@ func TestStreamHubWokenByOtherNodes(t *testing.T) {
 		}
 	})
 }
+
+// TestStreamRetention: the janitor deletes stream events older than the
+// retention and keeps the rest for replay.
+func TestStreamRetention(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		ann := register(t, db, clk, "ann")
+		put(t, db, "test.event", clk.Now(), "old", ann.ID)
+		clk.Advance(5 * 24 * time.Hour)
+		put(t, db, "test.event", clk.Now(), "recent", ann.ID)
+		clk.Advance(3 * 24 * time.Hour) // the first is 8 days old, the second 3
+		n, err := db.PurgeExpired(ctx, clk.Now(), store.DefaultRetention)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n["stream_events"] != 1 {
+			t.Fatalf("purged %v, want one stream event", n)
+		}
+		left, err := store.NewStream(db).Replay(ctx, ann.ID, 0, 1<<62, time.Time{}, 10)
+		if err != nil || len(left) != 1 || string(left[0].Data) != `"recent"` {
+			t.Fatalf("left %v, %v; want the recent event", left, err)
+		}
+		keep := store.DefaultRetention
+		keep.Stream = 2 * 24 * time.Hour
+		if n, err = db.PurgeExpired(ctx, clk.Now(), keep); err != nil || n["stream_events"] != 1 {
+			t.Fatalf("with a 2-day retention purged %v, %v; want the other one", n, err)
+		}
+	})
+}
