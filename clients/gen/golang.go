@@ -131,7 +131,7 @@ func genGoOp(o *bytes.Buffer, op *Op) {
 		for _, q := range op.Query {
 			goComment(o, "\t", q.Desc)
 			typ, _ := goField(q.Type, q.Required && q.Type.Kind == "string", true)
-			fmt.Fprintf(o, "\t%s %s\n", goName(q.Name), typ)
+			fmt.Fprintf(o, "\t%s %s\n", goName(q.Key), typ)
 		}
 		o.WriteString("}\n\n")
 		fmt.Fprintf(o, "func (p *%s) encode() (url.Values, http.Header) {\n\tq, h := url.Values{}, http.Header{}\n\tif p == nil {\n\t\treturn q, h\n\t}\n", paramsType)
@@ -140,7 +140,7 @@ func genGoOp(o *bytes.Buffer, op *Op) {
 			if q.In == "header" {
 				target = "h.Add"
 			}
-			fmt.Fprintf(o, "\taddParam(%s, %q, p.%s)\n", target, q.Name, goName(q.Name))
+			fmt.Fprintf(o, "\taddParam(%s, %q, p.%s)\n", target, q.Name, goName(q.Key))
 		}
 		o.WriteString("\treturn q, h\n}\n\n")
 	}

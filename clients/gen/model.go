@@ -41,7 +41,8 @@ type Model struct {
 
 // Param is a path, query or header parameter.
 type Param struct {
-	Name     string
+	Name     string // on the wire
+	Key      string // in the libraries: Name, or Name + "-header" for a header that another parameter shares a name with
 	In       string
 	Type     *Type
 	Required bool
@@ -249,6 +250,20 @@ func (b *builder) op(path, method string, s schema) (*Op, error) {
 			op.Query = append(op.Query, prm)
 		}
 	}
+	// A header may share its name with a query parameter (Last-Event-ID and
+	// last_event_id): the header's argument is suffixed.
+	taken := map[string]bool{}
+	for _, p := range append(append([]Param(nil), op.PathParams...), op.Query...) {
+		if p.In != "header" {
+			taken[snake(p.Name)] = true
+		}
+	}
+	for i, q := range op.Query {
+		op.Query[i].Key = q.Name
+		if q.In == "header" && taken[snake(q.Name)] {
+			op.Query[i].Key = q.Name + "-header"
+		}
+	}
 	// Path parameters in the order the path names them.
 	sort.SliceStable(op.PathParams, func(i, j int) bool {
 		return strings.Index(path, "{"+op.PathParams[i].Name+"}") < strings.Index(path, "{"+op.PathParams[j].Name+"}")
@@ -286,6 +301,33 @@ func (b *builder) op(path, method string, s schema) (*Op, error) {
 			break
 		}
 		break
+	}
+	// Python takes path, query and header parameters and body fields as
+	// arguments of one method: their names must differ.
+	args := map[string]string{}
+	claim := func(name, what string) error {
+		if prev, ok := args[snake(name)]; ok {
+			return fmt.Errorf("%s: %s and %s would be the same argument %q", id, prev, what, snake(name))
+		}
+		args[snake(name)] = what
+		return nil
+	}
+	for _, p := range op.PathParams {
+		if err := claim(p.Name, "path parameter "+p.Name); err != nil {
+			return nil, err
+		}
+	}
+	for _, q := range op.Query {
+		if err := claim(q.Key, q.In+" parameter "+q.Name); err != nil {
+			return nil, err
+		}
+	}
+	if op.Body != nil && op.Body.Kind == "ref" {
+		for _, f := range b.api.Models[op.Body.Ref].Fields {
+			if err := claim(f.JSON, "body field "+f.JSON); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// A list: the answer has data and next_cursor, and a cursor goes in.
 	if op.Resp != nil && op.Resp.Kind == "ref" {

@@ -239,7 +239,7 @@ func genPyOp(o *bytes.Buffer, api *API, op *Op) {
 		}
 	}
 	for _, q := range op.Query {
-		id := pyIdent(q.Name)
+		id := pyIdent(q.Key)
 		typ := pyType(q.Type)
 		if q.Required {
 			required = append(required, fmt.Sprintf("%s: %s", id, typ))

@@ -126,7 +126,7 @@ func genSwiftOp(o *bytes.Buffer, op *Op) {
 			if !required {
 				typ += "?"
 			}
-			id := swiftIdent(q.Name)
+			id := swiftIdent(q.Key)
 			swiftDoc(o, "    ", q.Desc)
 			fmt.Fprintf(o, "    public var %s: %s\n", id, typ)
 			if required {

@@ -109,6 +109,7 @@ var Operations = map[string]string{
 	"send-message":                        "SendMessage",
 	"set-conversation-member-role":        "SetConversationMemberRole",
 	"show-unsubscribe-page":               "ShowUnsubscribePage",
+	"stream":                              "Stream",
 	"stream-webhook":                      "StreamWebhook",
 	"test-webhook":                        "TestWebhook",
 	"typing":                              "Typing",
@@ -1960,6 +1961,33 @@ func (c *Client) ShowUnsubscribePage(ctx context.Context, params *ShowUnsubscrib
 	var out string
 	err := c.do(ctx, request{method: "GET", path: "/v1/notifications/unsubscribe", query: q, header: h, body: nil, form: false, auth: false}, &out, opts)
 	return out, err
+}
+
+// StreamParams are the query and header parameters of Stream.
+type StreamParams struct {
+	// The id of the last event received: what followed it is replayed first (browsers' EventSource sends it when it reconnects)
+	LastEventIDHeader *string
+	// The same, for clients that cannot set headers; the header wins when both are sent
+	LastEventID *string
+}
+
+func (p *StreamParams) encode() (url.Values, http.Header) {
+	q, h := url.Values{}, http.Header{}
+	if p == nil {
+		return q, h
+	}
+	addParam(h.Add, "Last-Event-ID", p.LastEventIDHeader)
+	addParam(q.Add, "last_event_id", p.LastEventID)
+	return q, h
+}
+
+// Stream: Receive your real-time stream.
+//
+// GET /v1/stream (operationId stream).
+// The caller reads and closes the answer's body (server-sent events).
+func (c *Client) Stream(ctx context.Context, params *StreamParams, opts ...RequestOption) (*http.Response, error) {
+	q, h := params.encode()
+	return c.stream(ctx, request{method: "GET", path: "/v1/stream", query: q, header: h, body: nil, form: false, auth: true}, opts)
 }
 
 // StreamWebhook: Read a stream subscription.

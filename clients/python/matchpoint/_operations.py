@@ -119,6 +119,7 @@ OPERATIONS = {
     "send-message": "send_message",
     "set-conversation-member-role": "set_conversation_member_role",
     "show-unsubscribe-page": "show_unsubscribe_page",
+    "stream": "stream",
     "stream-webhook": "stream_webhook",
     "test-webhook": "test_webhook",
     "typing": "typing",
@@ -833,6 +834,15 @@ class Operations:
         GET /v1/notifications/unsubscribe (operationId show-unsubscribe-page).
         """
         return self._request("GET", "/v1/notifications/unsubscribe", query=_given({"token": token}), body=None, headers=None, form=False, auth=False, cast="text", request_options=request_options)
+
+    def stream(self, *, last_event_id_header: str = NOT_GIVEN, last_event_id: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> Any:
+        """Receive your real-time stream.
+
+        GET /v1/stream (operationId stream).
+
+        Returns the open HTTP response (server-sent events): read it and close it.
+        """
+        return self._request("GET", "/v1/stream", query=_given({"last_event_id": last_event_id}), body=None, headers=_given({"Last-Event-ID": last_event_id_header}), form=False, auth=True, cast="stream", request_options=request_options)
 
     def stream_webhook(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> Any:
         """Read a stream subscription.

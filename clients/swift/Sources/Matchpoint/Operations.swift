@@ -94,6 +94,7 @@ public let operations: [String: String] = [
     "send-message": "sendMessage",
     "set-conversation-member-role": "setConversationMemberRole",
     "show-unsubscribe-page": "showUnsubscribePage",
+    "stream": "stream",
     "stream-webhook": "streamWebhook",
     "test-webhook": "testWebhook",
     "typing": "typing",
@@ -1829,6 +1830,38 @@ extension Matchpoint {
         let encoded = params.encode()
         let (data, _) = try await send(method: "GET", path: "/v1/notifications/unsubscribe", query: encoded.query, headers: encoded.headers, body: nil as Empty?, form: false, auth: false)
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The query and header parameters of stream.
+public struct StreamParams: Sendable {
+    /// The id of the last event received: what followed it is replayed first (browsers' EventSource sends it when it reconnects)
+    public var lastEventIDHeader: String?
+    /// The same, for clients that cannot set headers; the header wins when both are sent
+    public var lastEventId: String?
+
+    public init(lastEventIDHeader: String? = nil, lastEventId: String? = nil) {
+        self.lastEventIDHeader = lastEventIDHeader
+        self.lastEventId = lastEventId
+    }
+
+    func encode() -> (query: [URLQueryItem], headers: [String: String]) {
+        var query: [URLQueryItem] = []
+        var headers: [String: String] = [:]
+        add(&headers, "Last-Event-ID", lastEventIDHeader)
+        add(&query, "last_event_id", lastEventId)
+        return (query, headers)
+    }
+}
+
+extension Matchpoint {
+    /// Receive your real-time stream.
+    /// 
+    /// GET /v1/stream (operationId stream).
+    /// Returns the open event stream's bytes (server-sent events).
+    public func stream(_ params: StreamParams = .init()) async throws -> URLSession.AsyncBytes {
+        let encoded = params.encode()
+        return try await stream(method: "GET", path: "/v1/stream", query: encoded.query, headers: encoded.headers, body: nil as Empty?, form: false, auth: true)
     }
 }
 
