@@ -32,7 +32,7 @@ var toolchains = map[string][]string{
 	"go":     {"go"},
 	"python": {"python3"},
 	"js":     {"node", "npm"},
-	"kotlin": {"kotlinc", "java"},
+	"kotlin": {"java"}, // its script installs kotlinc and JUnit 5 from Debian when missing
 	"swift":  {"node", "npm", "python3"},
 }
 
