@@ -135,14 +135,15 @@ func genSwiftOp(o *bytes.Buffer, op *Op) {
 				inits = append(inits, fmt.Sprintf("%s: %s = nil", id, typ))
 			}
 			assigns = append(assigns, fmt.Sprintf("        self.%s = %s\n", strings.Trim(id, "`"), id))
-			target := "query"
+			// Locals named so that no parameter (a property here) hides them.
+			target := "encodedQuery"
 			if q.In == "header" {
-				target = "headers"
+				target = "encodedHeaders"
 			}
 			items = append(items, fmt.Sprintf("        add(&%s, %q, %s)\n", target, q.Name, id))
 		}
 		fmt.Fprintf(o, "\n    public init(%s) {\n%s    }\n", strings.Join(inits, ", "), strings.Join(assigns, ""))
-		fmt.Fprintf(o, "\n    func encode() -> (query: [URLQueryItem], headers: [String: String]) {\n        var query: [URLQueryItem] = []\n        var headers: [String: String] = [:]\n%s        return (query, headers)\n    }\n}\n", strings.Join(items, ""))
+		fmt.Fprintf(o, "\n    func encode() -> (query: [URLQueryItem], headers: [String: String]) {\n        var encodedQuery: [URLQueryItem] = []\n        var encodedHeaders: [String: String] = [:]\n%s        return (encodedQuery, encodedHeaders)\n    }\n}\n", strings.Join(items, ""))
 	}
 	var args, callArgs []string
 	var pathExpr strings.Builder

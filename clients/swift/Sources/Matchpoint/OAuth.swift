@@ -23,8 +23,9 @@ public struct PKCE: Sendable {
     public let challenge: String
 
     public init() {
-        verifier = base64URL(randomBytes(32))
-        challenge = base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
+        let v = base64URL(randomBytes(32))
+        verifier = v
+        challenge = base64URL(Data(SHA256.hash(data: Data(v.utf8))))
     }
 }
 

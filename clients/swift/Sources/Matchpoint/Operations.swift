@@ -441,11 +441,11 @@ public struct GetThreadParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "after", after)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "after", after)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -553,11 +553,11 @@ public struct ListApiKeysParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -609,12 +609,12 @@ public struct ListAttendeesParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        add(&query, "status", status)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        add(&encodedQuery, "status", status)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -672,11 +672,11 @@ public struct ListBlocksParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -725,11 +725,11 @@ public struct ListConversationsParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -778,11 +778,11 @@ public struct ListDevicesParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -865,23 +865,23 @@ public struct ListEventsParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        add(&query, "q", q)
-        add(&query, "sport", sport)
-        add(&query, "from", from)
-        add(&query, "to", to)
-        add(&query, "latitude", latitude)
-        add(&query, "longitude", longitude)
-        add(&query, "near", near)
-        add(&query, "radius_km", radiusKm)
-        add(&query, "has_free_spots", hasFreeSpots)
-        add(&query, "skill", skill)
-        add(&query, "series_id", seriesId)
-        add(&query, "sort", sort)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        add(&encodedQuery, "q", q)
+        add(&encodedQuery, "sport", sport)
+        add(&encodedQuery, "from", from)
+        add(&encodedQuery, "to", to)
+        add(&encodedQuery, "latitude", latitude)
+        add(&encodedQuery, "longitude", longitude)
+        add(&encodedQuery, "near", near)
+        add(&encodedQuery, "radius_km", radiusKm)
+        add(&encodedQuery, "has_free_spots", hasFreeSpots)
+        add(&encodedQuery, "skill", skill)
+        add(&encodedQuery, "series_id", seriesId)
+        add(&encodedQuery, "sort", sort)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -930,11 +930,11 @@ public struct ListInvitationsParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -989,13 +989,13 @@ public struct ListMatchesParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        add(&query, "status", status)
-        add(&query, "role", role)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        add(&encodedQuery, "status", status)
+        add(&encodedQuery, "role", role)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -1048,13 +1048,13 @@ public struct ListMessagesParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "order", order)
-        add(&query, "before", before)
-        add(&query, "after", after)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "order", order)
+        add(&encodedQuery, "before", before)
+        add(&encodedQuery, "after", after)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -1086,13 +1086,13 @@ public struct ListMyEventsParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        add(&query, "when", when)
-        add(&query, "role", role)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        add(&encodedQuery, "when", when)
+        add(&encodedQuery, "role", role)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -1144,12 +1144,12 @@ public struct ListNotificationsParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        add(&query, "unread", unread)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        add(&encodedQuery, "unread", unread)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -1198,11 +1198,11 @@ public struct ListPlacesParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "q", q)
-        add(&query, "limit", limit)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "q", q)
+        add(&encodedQuery, "limit", limit)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -1241,12 +1241,12 @@ public struct ListVerificationsParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        add(&query, "status", status)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        add(&encodedQuery, "status", status)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -1307,15 +1307,15 @@ public struct ListWebhookDeliveriesParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        add(&query, "status", status)
-        add(&query, "event_type", eventType)
-        add(&query, "created_since", createdSince)
-        add(&query, "created_before", createdBefore)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        add(&encodedQuery, "status", status)
+        add(&encodedQuery, "event_type", eventType)
+        add(&encodedQuery, "created_since", createdSince)
+        add(&encodedQuery, "created_before", createdBefore)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -1364,11 +1364,11 @@ public struct ListWebhooksParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -1454,17 +1454,17 @@ public struct OauthAuthorizeParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "client_id", clientId)
-        add(&query, "redirect_uri", redirectUri)
-        add(&query, "response_type", responseType)
-        add(&query, "scope", scope)
-        add(&query, "state", state)
-        add(&query, "code_challenge", codeChallenge)
-        add(&query, "code_challenge_method", codeChallengeMethod)
-        add(&query, "prompt", prompt)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "client_id", clientId)
+        add(&encodedQuery, "redirect_uri", redirectUri)
+        add(&encodedQuery, "response_type", responseType)
+        add(&encodedQuery, "scope", scope)
+        add(&encodedQuery, "state", state)
+        add(&encodedQuery, "code_challenge", codeChallenge)
+        add(&encodedQuery, "code_challenge_method", codeChallengeMethod)
+        add(&encodedQuery, "prompt", prompt)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -1572,11 +1572,11 @@ public struct RecommendedEventsParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -1743,15 +1743,15 @@ public struct SearchMessagesParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "q", q)
-        add(&query, "conversation_id", conversationId)
-        add(&query, "from", from)
-        add(&query, "to", to)
-        add(&query, "limit", limit)
-        add(&query, "cursor", cursor)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "q", q)
+        add(&encodedQuery, "conversation_id", conversationId)
+        add(&encodedQuery, "from", from)
+        add(&encodedQuery, "to", to)
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -1815,10 +1815,10 @@ public struct ShowUnsubscribePageParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "token", token)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "token", token)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -1846,11 +1846,11 @@ public struct StreamParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&headers, "Last-Event-ID", lastEventIDHeader)
-        add(&query, "last_event_id", lastEventId)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedHeaders, "Last-Event-ID", lastEventIDHeader)
+        add(&encodedQuery, "last_event_id", lastEventId)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
@@ -1932,11 +1932,11 @@ public struct UnsubscribeEmailParams: Sendable {
     }
 
     func encode() -> (query: [URLQueryItem], headers: [String: String]) {
-        var query: [URLQueryItem] = []
-        var headers: [String: String] = [:]
-        add(&query, "token", token)
-        add(&headers, "Accept", accept)
-        return (query, headers)
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "token", token)
+        add(&encodedHeaders, "Accept", accept)
+        return (encodedQuery, encodedHeaders)
     }
 }
 
