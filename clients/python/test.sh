@@ -15,6 +15,14 @@ if [ -z "${MATCHPOINT_BASE_URL:-}" ]; then
   cd "$here/../.."
   exec go test -count=1 -v -run 'TestClientLibraries/^python$' ./clients/
 fi
+# The package and its tests are Python 3.9 syntax (the oldest supported).
+"$py" - "$here" <<'PY'
+import ast, pathlib, sys
+files = [p for d in ("matchpoint", "tests", "_build") for p in pathlib.Path(sys.argv[1], d).rglob("*.py")]
+for f in files:
+    ast.parse(f.read_text(encoding="utf-8"), str(f), feature_version=(3, 9))
+print(f"python 3.9 syntax: {len(files)} files")
+PY
 venv=$(mktemp -d)
 trap 'rm -rf "$venv"' EXIT
 "$py" -m venv "$venv"
