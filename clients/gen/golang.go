@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -181,9 +180,6 @@ func genGoOp(o *bytes.Buffer, op *Op) {
 	args = append([]string{"ctx context.Context"}, args...)
 	args = append(args, "opts ...RequestOption")
 	query, header := "nil", "nil"
-	if len(op.Query) > 0 {
-		o.WriteString("")
-	}
 	body := "nil"
 	if op.Body != nil {
 		body = "body"
@@ -261,5 +257,3 @@ func indent(s string) string {
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
-
-var _ = sort.Strings

@@ -257,9 +257,6 @@ func genPyOp(o *bytes.Buffer, api *API, op *Op) {
 	sig = append(sig, required...)
 	sig = append(sig, optional...)
 	sig = append(sig, "request_options: Optional[Dict[str, Any]] = None")
-	if sig[len(sig)-2] == "*" && len(required)+len(optional) == 0 {
-		// keep the bare * before request_options: it stays keyword-only
-	}
 	ret := "None"
 	cast := "None"
 	switch op.RespKind {
