@@ -15,4 +15,8 @@ cd "$here"
 gofmt_out=$(gofmt -l .)
 [ -z "$gofmt_out" ] || { echo "gofmt would change: $gofmt_out" >&2; exit 1; }
 go vet ./...
-go test -count=1 -v ./...
+# With the race detector when cgo can build it: the OAuth refresh is shared
+# by concurrent calls.
+race=""
+if [ "$(go env CGO_ENABLED)" = 1 ] && command -v gcc >/dev/null; then race=-race; fi
+go test -count=1 $race -v ./...
