@@ -58,20 +58,27 @@ func (s *Messaging) Search(ctx context.Context, q *messaging.SearchQuery) ([]mes
 		// The membership join keeps results exact whatever the vector
 		// holds; on an expression, so the planner does not also walk the
 		// conversation's messages by their position index.
-		query = `SELECT ` + messageColumns + `, ts_headline('english', m.body, ` + words + `, ` + opts + `)
+		// The newest SearchWindow matches are ranked; the headline (the
+		// costly part) is made for the page alone.
+		query = `SELECT ` + messageColumns + `, ts_headline('english', m.body, ` + words + `, ` + opts + `) FROM (
+			SELECT m.*, ts_rank(m.search_vector, ` + words + `) AS rank
 			FROM messages m JOIN conversation_members cm ON cm.conversation_id = (m.conversation_id || '') AND cm.user_id = ` + viewer + ` AND cm.left_at IS NULL
 			WHERE numnode(` + words + `) > 0 AND m.search_vector @@ (` + words + ` && ` + inConvs + `::tsquery) AND ` + strings.Join(where, " AND ") + `
-			ORDER BY ts_rank(m.search_vector, ` + words + `) DESC, m.seq DESC`
+			ORDER BY m.seq DESC LIMIT ` + a.add(messaging.SearchWindow) + `) m
+			ORDER BY m.rank DESC, m.seq DESC`
 	} else {
 		match := `body : (` + quoteAll(q.Terms, " ") + `) AND conversation_id : (` + quoteAll(convs, " OR ") + `)`
-		query = `SELECT ` + messageColumns + `, snippet(messages_fts, 0, ` + a.add(markOpen) + `, ` + a.add(markClose) + `, '…', 24)
+		// The newest SearchWindow matches come straight from the index in
+		// rowid order (it stops there); only they are ranked.
+		query = `SELECT * FROM (SELECT ` + messageColumns + `, snippet(messages_fts, 0, ` + a.add(markOpen) + `, ` + a.add(markClose) + `, '…', 24),
+				bm25(messages_fts, 1.0, 0.0) AS rank, m.seq AS pos
 			FROM messages_fts CROSS JOIN messages m ON m.seq = messages_fts.rowid
 			WHERE messages_fts MATCH ` + a.add(match) + ` AND ` + strings.Join(where, " AND ") + `
-			ORDER BY bm25(messages_fts, 1.0, 0.0), m.seq DESC`
+			ORDER BY messages_fts.rowid DESC LIMIT ` + a.add(messaging.SearchWindow) + `) ORDER BY rank, pos DESC`
 	}
-	// Snippets are computed for every match before the page is cut, but
-	// measured that costs less than ranking the page first and matching
-	// again for its snippets (FTS5 runs the query once per rowid then).
+	// Snippets are computed for every ranked match before the page is
+	// cut; measured, that costs less than ranking the page first and
+	// matching again for its snippets (FTS5 runs the query once per rowid).
 	query += ` LIMIT ` + a.add(q.Limit) + ` OFFSET ` + a.add(q.Offset)
 	rows, err := s.db.QueryContext(ctx, query, a.list...)
 	if err != nil {
@@ -81,7 +88,13 @@ func (s *Messaging) Search(ctx context.Context, q *messaging.SearchQuery) ([]mes
 	var out []messaging.Found
 	for rows.Next() {
 		var snippet string
-		m, err := scanMessage(rows, &snippet)
+		var rank float64
+		var pos int64
+		extra := []any{&snippet}
+		if s.db.Dialect == SQLite {
+			extra = append(extra, &rank, &pos)
+		}
+		m, err := scanMessage(rows, extra...)
 		if err != nil {
 			return nil, fmt.Errorf("store: search messages: %w", err)
 		}
