@@ -73,17 +73,34 @@ type MessagingResult struct {
 	// Ratios against reading one message, p99 over p99.
 	SearchVsRead float64 `json:"search_p99_vs_read_p99"`
 	SendVsRead   float64 `json:"send_p99_vs_read_p99"`
+	// Stream is the send-to-receive latency over GET /v1/stream (nil with
+	// --stream-clients 0).
+	Stream *MessagingStream `json:"stream,omitempty"`
+}
+
+// MessagingOptions are what `bench messaging` measures beyond Options.
+type MessagingOptions struct {
+	Messages       int // seeded
+	StreamClients  int // connected streams for the latency; 0: not measured
+	StreamMessages int // messages sent while they are connected
 }
 
 // Messaging seeds n messages over conversations of five people, one in
 // twenty of them with the searching account, then measures search and
 // sending over HTTP against reading one message.
-func Messaging(ctx context.Context, o Options, n int, progress io.Writer) (*MessagingResult, error) {
+func Messaging(ctx context.Context, o Options, mo MessagingOptions, progress io.Writer) (*MessagingResult, error) {
 	e, err := start(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	defer e.close()
+	n := mo.Messages
+	var streamed *MessagingStream
+	if mo.StreamClients > 0 {
+		if streamed, err = messagingStream(ctx, e, max(mo.StreamClients, 2), mo.StreamMessages, progress); err != nil {
+			return nil, err
+		}
+	}
 	now := e.app.Clock.Now()
 	people, err := benchPeople(ctx, e, 200+o.Concurrency)
 	if err != nil {
@@ -112,7 +129,8 @@ func Messaging(ctx context.Context, o Options, n int, progress io.Writer) (*Mess
 	if err := store.SeedMessaging(ctx, e.app.DB, convs, n, rng, now); err != nil {
 		return nil, err
 	}
-	res := &MessagingResult{Engine: e.Engine, Messages: n, Conversations: nConv, Concurrency: o.Concurrency, SeedSeconds: time.Since(t0).Seconds()}
+	res := &MessagingResult{Engine: e.Engine, Messages: n, Conversations: nConv, Concurrency: o.Concurrency, SeedSeconds: time.Since(t0).Seconds(),
+		Stream: streamed}
 	fmt.Fprintf(progress, "bench messaging: seeded in %s; analysing\n", time.Since(t0).Round(time.Millisecond))
 	if _, err := e.app.DB.ExecContext(ctx, "ANALYZE"); err != nil {
 		return nil, err
