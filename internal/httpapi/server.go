@@ -115,9 +115,6 @@ func New(d Deps) http.Handler {
 		notifications: d.Notifications, events: d.Events,
 		stream: d.Stream, streamHeartbeat: d.StreamHeartbeat,
 	}
-	if s.streamHeartbeat <= 0 {
-		s.streamHeartbeat = 15 * time.Second
-	}
 	if s.clientIP == nil {
 		s.clientIP = clientip.New(nil)
 	}
