@@ -27,6 +27,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/mail"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
+	"github.com/matchpoint-api/matchpoint/internal/messaging"
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
@@ -43,18 +44,19 @@ const Version = "1.0.0"
 
 // App is the assembled service.
 type App struct {
-	DB       *store.DB
-	Clock    clock.Clock
-	Users    *users.Service
-	OAuth    *oauth.Service
-	Keys     *apikeys.Service
-	Sessions *sessions.Service
-	Outbox   *store.Outbox
-	Limiter  ratelimit.Limiter // rate-limit counters: in process, or in Redis
-	Webhooks *webhooks.Service
-	Matching *matching.Service
-	Events   *events.Service
-	Handler  http.Handler
+	DB        *store.DB
+	Clock     clock.Clock
+	Users     *users.Service
+	OAuth     *oauth.Service
+	Keys      *apikeys.Service
+	Sessions  *sessions.Service
+	Outbox    *store.Outbox
+	Limiter   ratelimit.Limiter // rate-limit counters: in process, or in Redis
+	Webhooks  *webhooks.Service
+	Matching  *matching.Service
+	Events    *events.Service
+	Messaging *messaging.Service
+	Handler   http.Handler
 
 	// Notifications: the centre, and the worker that pushes and mails.
 	Notifications      *notifications.Service
@@ -110,12 +112,13 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	clk := opts.Clock
 	a := &App{
 		DB: db, Clock: clk, cfg: cfg, log: opts.Logger,
-		Users:    users.NewService(store.NewUsers(db), clk),
-		OAuth:    oauth.NewService(store.NewOAuth(db), clk),
-		Keys:     apikeys.NewService(store.NewAPIKeys(db), clk, opts.Logger),
-		Sessions: sessions.NewService(store.NewSessions(db), clk),
-		Outbox:   store.NewOutbox(db),
-		Events:   events.NewService(store.NewEvents(db), clk, events.Options{}),
+		Users:     users.NewService(store.NewUsers(db), clk),
+		OAuth:     oauth.NewService(store.NewOAuth(db), clk),
+		Keys:      apikeys.NewService(store.NewAPIKeys(db), clk, opts.Logger),
+		Sessions:  sessions.NewService(store.NewSessions(db), clk),
+		Outbox:    store.NewOutbox(db),
+		Events:    events.NewService(store.NewEvents(db), clk, events.Options{}),
+		Messaging: messaging.NewService(store.NewMessaging(db), clk),
 	}
 	a.Matching = matching.NewService(store.NewMatching(db), clk, matching.Settings{RequestTTL: cfg.MatchRequestTTL,
 		SuppressAfter: cfg.MatchSuppressAfter, SuppressFor: cfg.MatchSuppressFor, PendingCap: cfg.MatchPendingCap})
@@ -179,6 +182,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Webhooks: a.Webhooks, Matching: a.Matching, Places: geo.Default,
 		Notifications: a.Notifications, Events: a.Events,
 		Stream: a.Stream, StreamHeartbeat: cfg.Stream.Heartbeat,
+		Messaging: a.Messaging,
 	})
 	// Load the gazetteer now, beside everything else, rather than on the
 	// first request that resolves a place: that request would otherwise wait

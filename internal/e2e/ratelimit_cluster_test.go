@@ -34,7 +34,7 @@ func TestRateLimitThreeNodes(t *testing.T) {
 	key := keyOf(t, c.App, u.ID, "read")
 
 	start := time.Now()
-	answers := roundRobin(urls, 1100, 8, nil, func(_ int, base string) reply {
+	answers := roundRobin(urls, 1100, 8, nil, func(_ int, base string) loadReply {
 		return call(base, "GET", "/v1/users/me", key, "")
 	})
 	elapsed := time.Since(start)
@@ -115,7 +115,7 @@ func TestRateLimitThreeNodes(t *testing.T) {
 }
 
 // checkRefused checks a 429 of the account limit: headers and problem body.
-func checkRefused(t *testing.T, a reply, remaining int) {
+func checkRefused(t *testing.T, a loadReply, remaining int) {
 	t.Helper()
 	retry, err := strconv.Atoi(a.header.Get("Retry-After"))
 	if err != nil || retry < 1 || retry > 4 {
@@ -153,9 +153,9 @@ func TestRateLimitClusterRedisOutage(t *testing.T) {
 	key := keyOf(t, c.App, u.ID, "read")
 
 	stop := make(chan struct{})
-	done := make(chan []reply)
+	done := make(chan []loadReply)
 	go func() {
-		done <- roundRobin(urls, -1, 4, stop, func(_ int, base string) reply {
+		done <- roundRobin(urls, -1, 4, stop, func(_ int, base string) loadReply {
 			return call(base, "GET", "/v1/users/me", key, "")
 		})
 	}()
@@ -208,7 +208,7 @@ func TestRateLimitClusterRedisOutage(t *testing.T) {
 	}
 }
 
-func remainingOf(t *testing.T, a reply) int {
+func remainingOf(t *testing.T, a loadReply) int {
 	t.Helper()
 	n, err := strconv.Atoi(a.header.Get("X-RateLimit-Remaining"))
 	if err != nil {

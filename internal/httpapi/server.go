@@ -24,6 +24,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/geo"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
+	"github.com/matchpoint-api/matchpoint/internal/messaging"
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
@@ -62,6 +63,7 @@ type Deps struct {
 	// gets a heartbeat (default 15 s).
 	Stream          *stream.Hub
 	StreamHeartbeat time.Duration
+	Messaging       *messaging.Service
 }
 
 type server struct {
@@ -92,6 +94,7 @@ type server struct {
 
 	stream          *stream.Hub
 	streamHeartbeat time.Duration
+	messaging       *messaging.Service
 }
 
 var installErrors sync.Once
@@ -114,6 +117,7 @@ func New(d Deps) http.Handler {
 		matching: d.Matching, places: d.Places,
 		notifications: d.Notifications, events: d.Events,
 		stream: d.Stream, streamHeartbeat: d.StreamHeartbeat,
+		messaging: d.Messaging,
 	}
 	if s.clientIP == nil {
 		s.clientIP = clientip.New(nil)
