@@ -471,7 +471,11 @@ func printRun(w io.Writer, label string, r *HTTPRun) {
 		fmt.Fprintf(w, "  webhooks: %d writes, %d deliveries, all in %.1f s after the load stopped\n", r.Writes, r.Deliveries, r.DrainSeconds)
 	}
 	if r.ServiceCPUus > 0 {
-		fmt.Fprintf(w, "  CPU per request: service %.0f µs, database %.0f µs\n", r.ServiceCPUus, r.DatabaseCPUus)
+		if r.Engine == "sqlite" {
+			fmt.Fprintf(w, "  CPU per request: service %.0f µs (SQLite's work included: it runs in the service)\n", r.ServiceCPUus)
+		} else {
+			fmt.Fprintf(w, "  CPU per request: service %.0f µs, database %.0f µs\n", r.ServiceCPUus, r.DatabaseCPUus)
+		}
 	}
 }
 
