@@ -28,7 +28,7 @@ func (s *server) routes() http.Handler {
 	s.registerEvents()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
-	api := noStore(cors(limitBody(s.authenticate(s.rateLimit(s.validStrings(s.idempotent(apiMux)))))))
+	api := noStore(cors(limitBody(bodyReadDeadline(s.authenticate(s.rateLimit(s.validStrings(s.idempotent(apiMux))))))))
 	mux.Handle("/v1/", api)
 	mux.Handle("/api/v1/", api)
 	mux.Handle("/api/v1/webhooks", maturityHeader("beta", api))
