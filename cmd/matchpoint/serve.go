@@ -11,7 +11,6 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/app"
 	"github.com/matchpoint-api/matchpoint/internal/config"
-	"github.com/matchpoint-api/matchpoint/internal/geo"
 )
 
 // shutdownGrace is how long in-flight requests get to finish on SIGTERM.
@@ -60,6 +59,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
+	srv.RegisterOnShutdown(a.StopStream) // open streams end, their clients reconnect elsewhere
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	// Background work (webhooks, notifications, expiries, the janitor)
@@ -68,7 +68,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	workersDone := make(chan struct{})
 	go func() { defer close(workersDone); a.Run(wctx) }()
 	defer func() { stopWorkers(); <-workersDone }()
-	go geo.Default() // load the gazetteer now rather than on the first request that needs it
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", a.DB.Dialect,
 		"startup_ms", time.Since(start).Milliseconds())
 
