@@ -89,6 +89,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	go func() { defer close(notificationsDone); a.RunNotifications(nctx) }()
 	defer func() { stopNotifications(); <-notificationsDone }()
 	go a.RunEventReminders(jctx, cfg.EventReminderInterval, log)
+	go a.RunModerationSignals(jctx, log)
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", a.DB.Dialect,
 		"startup_ms", time.Since(start).Milliseconds())
 

@@ -26,6 +26,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/mail"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
+	"github.com/matchpoint-api/matchpoint/internal/moderation"
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
@@ -53,6 +54,8 @@ type App struct {
 	Matching *matching.Service
 	Events   *events.Service
 	Handler  http.Handler
+	// Moderation screens texts and holds reports, cases and suspensions.
+	Moderation *moderation.Service
 
 	// Notifications: the centre, and the worker that pushes and mails.
 	Notifications      *notifications.Service
@@ -149,6 +152,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	if a.Webhooks, err = newWebhooks(ctx, db, cfg, clk, opts.Logger); err != nil {
 		return nil, err
 	}
+	assembleModeration(a, cfg, clk, opts.Logger)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	a.Handler = httpapi.New(httpapi.Deps{
@@ -157,7 +161,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Web: pages, Ready: db.PingContext, Logger: opts.Logger, Registry: reg, ClientIP: clientip.New(proxies),
 		Limiter: a.Limiter, AnonymousLimit: cfg.AnonymousLimit,
 		Webhooks: a.Webhooks, Matching: a.Matching, Places: geo.Default,
-		Notifications: a.Notifications, Events: a.Events,
+		Notifications: a.Notifications, Events: a.Events, Moderation: a.Moderation,
 	})
 	return a, nil
 }

@@ -42,6 +42,11 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		setUser(r.Context(), p.UserID)
+		if s.moderation != nil && p.Suspension.ActiveAt(s.moderation.Now()) && !suspendedMayUse(r) {
+			// Every credential of a suspended account: keys and tokens alike.
+			s.problems.writeErr(w, r, p.Suspension.Err())
+			return
+		}
 		next.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
 	})
 }
