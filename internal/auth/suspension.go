@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
 // Suspension is an account's suspension by moderation. The queries that
@@ -34,7 +35,7 @@ func (s *Suspension) ActiveAt(now time.Time) bool {
 func (s *Suspension) Err() *apperr.Error {
 	e := &apperr.Error{Kind: apperr.Forbidden, Code: "account_suspended", Message: "This account is suspended until an operator lifts the suspension."}
 	if s.Until != nil {
-		e.SuspendedUntil = s.Until.UTC().Format(time.RFC3339)
+		e.SuspendedUntil = wire.Time(*s.Until)
 		e.Message = "This account is suspended until " + e.SuspendedUntil + "."
 	}
 	return e

@@ -93,6 +93,15 @@ func (s *Moderation) caseTx(ctx context.Context, fn func(tx *sql.Tx) error) erro
 	return fmt.Errorf("store: open case: %w", errCaseRace)
 }
 
+// lockCase locks the case row read with its user's risk (PostgreSQL
+// refuses to lock the nullable side of the outer join).
+func (s *Moderation) lockCase() string {
+	if f := s.db.forUpdate(); f != "" {
+		return f + " OF c"
+	}
+	return ""
+}
+
 type mergeMode int
 
 const (
@@ -104,7 +113,7 @@ const (
 // and returns the case id.
 func (s *Moderation) joinCase(ctx context.Context, tx *sql.Tx, c *moderation.Case, mode mergeMode) (string, error) {
 	old, err := scanCase(tx.QueryRowContext(ctx, `SELECT `+caseColumns+caseFrom+`
-		WHERE c.target_type = $1 AND c.target_id = $2 AND c.status = 'open' AND c.kind = 'content'`+s.db.forUpdate(), c.TargetType, c.TargetID))
+		WHERE c.target_type = $1 AND c.target_id = $2 AND c.status = 'open' AND c.kind = 'content'`+s.lockCase(), c.TargetType, c.TargetID))
 	if errors.Is(err, sql.ErrNoRows) {
 		_, err := tx.ExecContext(ctx, `INSERT INTO moderation_cases (id, kind, target_type, target_id, subject_id, status, reasons,
 			report_count, risk_score, evidence, held, automated, details, created_at, updated_at)
