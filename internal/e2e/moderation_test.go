@@ -236,7 +236,6 @@ func TestReports(t *testing.T) {
 	})
 }
 
-
 // decide posts a decision and returns it.
 func decide(t *testing.T, s *apptest.Server, opKey, caseID, body string) httpapi.ModerationDecision {
 	t.Helper()
@@ -420,6 +419,8 @@ func TestSuspension(t *testing.T) {
 		if my, err := s.App.Events.MyRSVP(ctx, rep.ID, ev.ID); err != nil || my.Status != "going" {
 			t.Fatalf("waitlist after suspension: %+v %v", my, err)
 		}
+		// The profile is out of sight meanwhile.
+		wantProblem(t, s, api(t, s, "GET", "/v1/users/"+bad.ID, kr, ""), 404, "not_found", "")
 		// What a suspended account may still do: read its decisions.
 		mine := decode[httpapi.List[httpapi.ModerationDecision]](t, api(t, s, "GET", "/v1/moderation/decisions", kb, ""), 200)
 		if len(mine.Data) != 1 || mine.Data[0].ID != d.ID {
@@ -435,6 +436,7 @@ func TestSuspension(t *testing.T) {
 			"client_id": {c.ID}, "client_secret": {secret}})
 		fresh := decode[oauth.TokenSet](t, r, 200)
 		decode[httpapi.Profile](t, api(t, s, "GET", "/v1/users/me", fresh.AccessToken, ""), 200)
+		decode[httpapi.PublicProfile](t, api(t, s, "GET", "/v1/users/"+bad.ID, kr, ""), 200)
 	})
 }
 
