@@ -599,6 +599,16 @@ func TestBehaviourSignals(t *testing.T) {
 		if c := caseFor(openCases(t, s, op, ""), target.ID); c == nil || !has(c.Reasons, "signal:reports_against") {
 			t.Fatalf("target case after the third report: %+v", c)
 		}
+		// A person looked at the blocked user: the same signals do not
+		// reopen a case within the window.
+		bc := caseFor(openCases(t, s, op, ""), blocked.ID)
+		decide(t, s, op, bc.ID, `{"action":"dismiss","reason":"blocked after a quarrel, nothing more"}`)
+		if _, err := s.App.Moderation.ComputeSignals(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if c := caseFor(openCases(t, s, op, ""), blocked.ID); c != nil {
+			t.Fatalf("a dismissed signal case reopened: %+v", c)
+		}
 		// The window passes: the counts and the risk go.
 		s.Clock.Advance(25 * time.Hour)
 		sg, err = s.App.Moderation.ComputeSignals(ctx)
@@ -608,7 +618,7 @@ func TestBehaviourSignals(t *testing.T) {
 		if len(sg) != 0 {
 			t.Fatalf("signals after the window: %+v", sg[0])
 		}
-		if c := caseFor(openCases(t, s, op, ""), blocked.ID); c == nil || c.SubjectRiskScore != 0 {
+		if c := caseFor(openCases(t, s, op, ""), target.ID); c == nil || c.SubjectRiskScore != 0 {
 			t.Fatalf("risk after the window: %+v", c)
 		}
 	})

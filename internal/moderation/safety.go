@@ -190,5 +190,8 @@ type Store interface {
 	// users who have any, and saves each user's risk.
 	Signals(ctx context.Context, since time.Time, newAccountSince time.Time) ([]*Signals, error)
 	SaveRisk(ctx context.Context, s []*Signals, at time.Time) error
-	OpenSignalCase(ctx context.Context, c *Case) error
+	// OpenSignalCase joins or opens the user's case, unless a person
+	// closed a case about the user since since (what they saw then stands
+	// until the signals that made it leave the window).
+	OpenSignalCase(ctx context.Context, c *Case, since time.Time) error
 }

@@ -85,7 +85,7 @@ func (s *Service) ComputeSignals(ctx context.Context) ([]*Signals, error) {
 			Status: CaseOpen, Reasons: reasons, RiskScore: sg.RiskScore, Evidence: map[string]string{}, Automated: true,
 			CreatedAt: now, UpdatedAt: now,
 		}
-		if err := s.store.OpenSignalCase(ctx, c); err != nil {
+		if err := s.store.OpenSignalCase(ctx, c, now.Add(-s.cfg.SignalWindow)); err != nil {
 			return nil, err
 		}
 	}

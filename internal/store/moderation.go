@@ -444,8 +444,16 @@ func (s *Moderation) CreateAppeal(ctx context.Context, c *moderation.Case) error
 }
 
 // OpenSignalCase joins or opens the user's case for behaviour signals.
-func (s *Moderation) OpenSignalCase(ctx context.Context, c *moderation.Case) error {
+func (s *Moderation) OpenSignalCase(ctx context.Context, c *moderation.Case, since time.Time) error {
 	return s.caseTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM moderation_cases WHERE target_type = $1 AND target_id = $2
+			AND status = 'closed' AND closed_at >= $3`, c.TargetType, c.TargetID, micros(since)).Scan(&n); err != nil {
+			return fmt.Errorf("store: read cases: %w", err)
+		}
+		if n > 0 {
+			return nil
+		}
 		_, err := s.joinCase(ctx, tx, c, strongest)
 		return err
 	})

@@ -75,6 +75,13 @@ func (s *Moderation) Signals(ctx context.Context, since, newAccountSince time.Ti
 // left the window is back to none.
 func (s *Moderation) SaveRisk(ctx context.Context, sgs []*moderation.Signals, at time.Time) error {
 	return s.db.Tx(ctx, func(tx *sql.Tx) error {
+		// Nodes replace the whole table one after the other (SQLite's
+		// write lock does the same).
+		if s.db.Dialect == Postgres {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(6060)`); err != nil {
+				return fmt.Errorf("store: save risk: %w", err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM moderation_risk`); err != nil {
 			return fmt.Errorf("store: save risk: %w", err)
 		}
