@@ -625,3 +625,28 @@ func TestBehaviourSignals(t *testing.T) {
 }
 
 func round3(f float64) float64 { return float64(int(f*1000+0.5)) / 1000 }
+
+// TestModerationErasure: an erased account's texts leave the cases and
+// reports about it; the decisions stay in the audit log.
+func TestModerationErasure(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, s *apptest.Server) {
+		ctx := context.Background()
+		_, op := s.Operator(t, "mod")
+		bad := s.User(t, "leaving")
+		s.Profile(t, bad, users.Patch{Bio: ptr("a bio worth reporting")})
+		kr := s.Key(t, s.User(t, "reporter"), "read", "write")
+		decode[httpapi.ReportOut](t, api(t, s, "POST", "/v1/reports", kr, `{"target_type":"user","target_id":"`+bad.ID+`","reason":"spam","details":"ads"}`), 201)
+		c := caseFor(openCases(t, s, op, ""), bad.ID)
+		d := decide(t, s, op, c.ID, `{"action":"warn_user","reason":"ads in the bio"}`)
+		if err := s.App.Users.Delete(ctx, bad.ID); err != nil {
+			t.Fatal(err)
+		}
+		got := decode[httpapi.ModerationCase](t, api(t, s, "GET", "/v1/moderation/cases/"+c.ID, op, ""), 200)
+		if len(got.Evidence) != 0 || got.Reports[0].Details != "" {
+			t.Fatalf("texts of an erased account kept: %+v", got)
+		}
+		if a := audit(t, s, op, bad.ID); len(a) != 1 || a[0].ID != d.ID {
+			t.Fatalf("audit after erasure: %+v", a)
+		}
+	})
+}
