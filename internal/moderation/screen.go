@@ -97,3 +97,49 @@ func (sc *Screening) Record(ctx context.Context, targetID string) error {
 
 // Check is the engine's answer to a text, for POST /v1/moderation/check.
 func (s *Service) Check(text string, c Context) Result { return s.engine.Check(text, c) }
+
+// Held reports whether the screened text is held for a person before it
+// goes out: review, except self-harm, which is delivered (the sender gets
+// the support resources) and looked at.
+func (sc *Screening) Held() bool {
+	return sc != nil && sc.Result.Decision == Review && !slices.Contains(sc.Result.Flagged, SelfHarm)
+}
+
+// Hold keeps a text that is not delivered yet (Held) in its case, with what
+// delivering it later needs (extra: e.g. the conversation), and records the
+// engine's decision. heldID names the held content to its author; release
+// delivers it through the target's Release.
+func (sc *Screening) Hold(ctx context.Context, heldID string, extra map[string]string) (string, error) {
+	s := sc.svc
+	now := s.clock.Now()
+	cats := make([]string, len(sc.Result.Flagged))
+	risk := 0.0
+	for i, c := range sc.Result.Flagged {
+		cats[i] = string(c)
+		risk = max(risk, sc.Result.Categories[c])
+	}
+	evidence := map[string]string{}
+	for k, v := range sc.texts {
+		evidence[k] = v
+	}
+	for k, v := range extra {
+		evidence[k] = v
+	}
+	f := &Flag{
+		Record: &Record{
+			ID: ids.New(ids.ModerationDecision), TargetType: sc.typ, TargetID: heldID, SubjectID: sc.authorID,
+			Automated: true, Action: string(sc.Result.Decision), Reason: sc.Result.Reason, Categories: cats,
+			EngineVersion: s.engine.Version(), CreatedAt: now,
+		},
+		Case: &Case{
+			ID: ids.New(ids.Case), Kind: KindContent, TargetType: sc.typ, TargetID: heldID, SubjectID: sc.authorID,
+			Status: CaseOpen, Reasons: cats, RiskScore: risk, Evidence: evidence, Held: true, Automated: true,
+			CreatedAt: now, UpdatedAt: now,
+		},
+	}
+	f.Record.CaseID = f.Case.ID
+	if err := s.store.RecordFlag(ctx, f); err != nil {
+		return "", err
+	}
+	return f.Record.CaseID, nil
+}
