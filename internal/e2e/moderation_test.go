@@ -650,3 +650,29 @@ func TestModerationErasure(t *testing.T) {
 		}
 	})
 }
+
+// TestSuspendedLeaveRecommendations: a suspended account is not recommended
+// until its suspension ends.
+func TestSuspendedLeaveRecommendations(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, s *apptest.Server) {
+		ctx := context.Background()
+		me := s.Player(t, "seeker", tennis("intermediate", parisLat, parisLon))
+		other := s.Player(t, "partner", tennis("advanced", parisLat+0.02, parisLon))
+		tok := keyOf(t, s.App, me.ID, "matching", "read", "write")
+		found := func() bool { return has(foundIDs(find(t, s, tok, `{}`)), other.ID) }
+		if !found() {
+			t.Fatal("not recommended before")
+		}
+		end := s.Clock.Now().Add(time.Hour)
+		if _, err := s.App.Moderation.Suspend(ctx, other.ID, &end, "test"); err != nil {
+			t.Fatal(err)
+		}
+		if found() {
+			t.Fatal("a suspended account is recommended")
+		}
+		s.Clock.Advance(2 * time.Hour)
+		if !found() {
+			t.Fatal("not recommended after the suspension")
+		}
+	})
+}

@@ -176,7 +176,7 @@ func (s *Service) Refresh(ctx context.Context, c *Client, token, scope string, s
 	}
 	if ri.Suspension.ActiveAt(now) {
 		// The token stays unused: it works again when the suspension ends.
-		return nil, oerr(ErrInvalidGrant, "the account is suspended: "+ri.Suspension.Err().Message)
+		return nil, oerr(ErrInvalidGrant, "the account is suspended: %s", ri.Suspension.Err().Message)
 	}
 	scopes := ri.Grant.Scopes
 	if scopeSent {
