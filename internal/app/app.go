@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,12 +27,14 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/mail"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
+	"github.com/matchpoint-api/matchpoint/internal/messaging"
 	"github.com/matchpoint-api/matchpoint/internal/moderation"
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
 	"github.com/matchpoint-api/matchpoint/internal/sessions"
 	"github.com/matchpoint-api/matchpoint/internal/store"
+	"github.com/matchpoint-api/matchpoint/internal/stream"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 	"github.com/matchpoint-api/matchpoint/internal/web"
 	"github.com/matchpoint-api/matchpoint/internal/webhooks"
@@ -42,18 +45,19 @@ const Version = "1.0.0"
 
 // App is the assembled service.
 type App struct {
-	DB       *store.DB
-	Clock    clock.Clock
-	Users    *users.Service
-	OAuth    *oauth.Service
-	Keys     *apikeys.Service
-	Sessions *sessions.Service
-	Outbox   *store.Outbox
-	Limiter  ratelimit.Limiter // rate-limit counters: in process, or in Redis
-	Webhooks *webhooks.Service
-	Matching *matching.Service
-	Events   *events.Service
-	Handler  http.Handler
+	DB        *store.DB
+	Clock     clock.Clock
+	Users     *users.Service
+	OAuth     *oauth.Service
+	Keys      *apikeys.Service
+	Sessions  *sessions.Service
+	Outbox    *store.Outbox
+	Limiter   ratelimit.Limiter // rate-limit counters: in process, or in Redis
+	Webhooks  *webhooks.Service
+	Matching  *matching.Service
+	Events    *events.Service
+	Messaging *messaging.Service
+	Handler   http.Handler
 	// Moderation screens texts and holds reports, cases and suspensions.
 	Moderation *moderation.Service
 
@@ -62,6 +66,10 @@ type App struct {
 	NotificationWorker *notifications.Worker
 	NotificationStore  *store.Notifications
 	Mail               *mail.Sender // nil without MATCHPOINT_SMTP_URL
+
+	// Stream is this node's real-time stream hub; it runs from Open to Close.
+	Stream     *stream.Hub
+	stopStream func()
 
 	retention store.Retention
 	cfg       config.Config // what the background workers are configured with
@@ -107,12 +115,13 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	clk := opts.Clock
 	a := &App{
 		DB: db, Clock: clk, cfg: cfg, log: opts.Logger,
-		Users:    users.NewService(store.NewUsers(db), clk),
-		OAuth:    oauth.NewService(store.NewOAuth(db), clk),
-		Keys:     apikeys.NewService(store.NewAPIKeys(db), clk, opts.Logger),
-		Sessions: sessions.NewService(store.NewSessions(db), clk),
-		Outbox:   store.NewOutbox(db),
-		Events:   events.NewService(store.NewEvents(db), clk, events.Options{}),
+		Users:     users.NewService(store.NewUsers(db), clk),
+		OAuth:     oauth.NewService(store.NewOAuth(db), clk),
+		Keys:      apikeys.NewService(store.NewAPIKeys(db), clk, opts.Logger),
+		Sessions:  sessions.NewService(store.NewSessions(db), clk),
+		Outbox:    store.NewOutbox(db),
+		Events:    events.NewService(store.NewEvents(db), clk, events.Options{}),
+		Messaging: messaging.NewService(store.NewMessaging(db), clk),
 	}
 	a.Matching = matching.NewService(store.NewMatching(db), clk, matching.Settings{RequestTTL: cfg.MatchRequestTTL,
 		SuppressAfter: cfg.MatchSuppressAfter, SuppressFor: cfg.MatchSuppressFor, PendingCap: cfg.MatchPendingCap})
@@ -157,13 +166,28 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	assembleModeration(a, cfg, clk, opts.Logger)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// The real-time stream: one reader per node, woken by commits (LISTEN/
+	// NOTIFY on PostgreSQL), fanning out to this node's connections.
+	if cfg.Stream.Retention > 0 {
+		a.retention.Stream = cfg.Stream.Retention
+	}
+	a.Stream = stream.NewHub(store.NewStream(db), stream.Options{Buffer: cfg.Stream.Buffer, Clock: clk, Logger: opts.Logger})
+	a.Stream.Register(reg)
+	sctx, stopStream := context.WithCancel(context.Background())
+	streamDone := make(chan struct{})
+	go func() { defer close(streamDone); a.Stream.Run(sctx) }()
+	var once sync.Once
+	a.stopStream = func() { once.Do(func() { stopStream(); <-streamDone }) }
 	a.Handler = httpapi.New(httpapi.Deps{
 		BaseURL: cfg.BaseURL, DocsURL: cfg.DocsURL, Version: Version,
 		Users: a.Users, OAuth: a.OAuth, Keys: a.Keys, Idem: idempotency.NewService(store.NewIdempotency(db), clk),
 		Web: pages, Ready: db.PingContext, Logger: opts.Logger, Registry: reg, ClientIP: clientip.New(proxies),
 		Limiter: a.Limiter, AnonymousLimit: cfg.AnonymousLimit,
 		Webhooks: a.Webhooks, Matching: a.Matching, Places: geo.Default,
-		Notifications: a.Notifications, Events: a.Events, Moderation: a.Moderation,
+		Notifications: a.Notifications, Events: a.Events,
+		Messaging: a.Messaging,
+		Stream:    a.Stream, StreamHeartbeat: cfg.Stream.Heartbeat,
+		Moderation: a.Moderation,
 	})
 	// Load the gazetteer now, beside everything else, rather than on the
 	// first request that resolves a place: that request would otherwise wait
@@ -180,8 +204,18 @@ func randomKey() string {
 	return base64.StdEncoding.EncodeToString(b[:])
 }
 
+// StopStream ends every real-time stream connection of this node (their
+// clients reconnect elsewhere with Last-Event-ID) and stops its hub; a
+// shutting-down server calls it so that open streams do not hold it up.
+func (a *App) StopStream() {
+	if a.stopStream != nil {
+		a.stopStream()
+	}
+}
+
 // Close releases the database and the rate limiter's Redis connections.
 func (a *App) Close() error {
+	a.StopStream()
 	if c, ok := a.Limiter.(interface{ Close() error }); ok {
 		c.Close()
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/apptest"
 )
 
-// reply is one response of a load generator: what status, which headers,
+// loadReply is one response of a load generator: what status, which headers,
 // or the transport error when there was no response.
-type reply struct {
+type loadReply struct {
 	node   int
 	status int
 	header http.Header
@@ -27,14 +27,14 @@ type reply struct {
 var clusterClient = &http.Client{Timeout: 30 * time.Second,
 	Transport: &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}}
 
-func call(base, method, path, token, body string) reply {
+func call(base, method, path, token, body string) loadReply {
 	var r io.Reader
 	if body != "" {
 		r = strings.NewReader(body)
 	}
 	req, err := http.NewRequest(method, base+path, r)
 	if err != nil {
-		return reply{err: err}
+		return loadReply{err: err}
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	if body != "" {
@@ -42,20 +42,20 @@ func call(base, method, path, token, body string) reply {
 	}
 	res, err := clusterClient.Do(req)
 	if err != nil {
-		return reply{err: err, at: time.Now()}
+		return loadReply{err: err, at: time.Now()}
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
-	return reply{status: res.StatusCode, header: res.Header, body: b, err: err, at: time.Now()}
+	return loadReply{status: res.StatusCode, header: res.Header, body: b, err: err, at: time.Now()}
 }
 
 // roundRobin sends n requests (n < 0: until stop is closed) from workers
 // goroutines, the i-th to node i mod len(urls), and returns every reply.
-func roundRobin(urls []string, n, workers int, stop <-chan struct{}, send func(i int, base string) reply) []reply {
+func roundRobin(urls []string, n, workers int, stop <-chan struct{}, send func(i int, base string) loadReply) []loadReply {
 	var (
 		mu   sync.Mutex
 		next int
-		out  []reply
+		out  []loadReply
 		wg   sync.WaitGroup
 	)
 	for range workers {

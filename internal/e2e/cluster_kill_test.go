@@ -73,9 +73,9 @@ func TestClusterNodeKilledUnderLoad(t *testing.T) {
 	victim := c.Nodes[1]
 	date := time.Now().Add(72 * time.Hour).UTC().Format(time.RFC3339)
 	stop := make(chan struct{})
-	done := make(chan []reply)
+	done := make(chan []loadReply)
 	go func() {
-		done <- roundRobin(urls, -1, 6, stop, func(i int, base string) reply {
+		done <- roundRobin(urls, -1, 6, stop, func(i int, base string) loadReply {
 			return call(base, "POST", "/v1/events", key, fmt.Sprintf(`{"title":"Doubles %d","sport":"tennis",`+
 				`"location":"Parc de la Tête d'Or, Lyon","date":%q,"max_participants":4}`, i, date))
 		})

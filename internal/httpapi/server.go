@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
@@ -23,10 +24,12 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/geo"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
+	"github.com/matchpoint-api/matchpoint/internal/messaging"
 	"github.com/matchpoint-api/matchpoint/internal/moderation"
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
+	"github.com/matchpoint-api/matchpoint/internal/stream"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 	"github.com/matchpoint-api/matchpoint/internal/web"
 	"github.com/matchpoint-api/matchpoint/internal/webhooks"
@@ -57,7 +60,12 @@ type Deps struct {
 	Matching       *matching.Service
 	Places         func() *geo.Gazetteer // the gazetteer, loaded on first use
 	Notifications  *notifications.Service
-	Moderation     *moderation.Service // screens texts; reports, the review queue, suspensions
+	Messaging      *messaging.Service
+	// The real-time stream: this node's hub, and how often an idle stream
+	// gets a heartbeat (default 15 s).
+	Stream          *stream.Hub
+	StreamHeartbeat time.Duration
+	Moderation      *moderation.Service // screens texts; reports, the review queue, suspensions
 }
 
 type server struct {
@@ -85,7 +93,11 @@ type server struct {
 	matching       *matching.Service
 	places         func() *geo.Gazetteer
 	notifications  *notifications.Service
-	moderation     *moderation.Service
+	messaging      *messaging.Service
+
+	stream          *stream.Hub
+	streamHeartbeat time.Duration
+	moderation      *moderation.Service
 }
 
 var installErrors sync.Once
@@ -106,7 +118,13 @@ func New(d Deps) http.Handler {
 		web: d.Web, webhooks: d.Webhooks, ready: d.Ready, log: d.Logger, registry: d.Registry, metrics: newMetrics(d.Registry),
 		problems: &problems{docsURL: d.DocsURL}, clientIP: d.ClientIP,
 		matching: d.Matching, places: d.Places,
-		notifications: d.Notifications, events: d.Events, moderation: d.Moderation,
+		notifications: d.Notifications, events: d.Events,
+		messaging: d.Messaging,
+		stream:    d.Stream, streamHeartbeat: d.StreamHeartbeat,
+		moderation: d.Moderation,
+	}
+	if s.streamHeartbeat <= 0 {
+		s.streamHeartbeat = 15 * time.Second
 	}
 	if s.clientIP == nil {
 		s.clientIP = clientip.New(nil)
