@@ -55,6 +55,37 @@ func assembleModeration(a *App, cfg config.Config, clk clock.Clock, log *slog.Lo
 			return err
 		},
 	})
+	m.SetTarget(moderation.TargetMessage, moderation.Target{
+		// A member of the conversation reads a message; anyone else gets 404.
+		Read: func(ctx context.Context, viewerID, id string) (*moderation.Content, error) {
+			msg, err := a.Messaging.Message(ctx, id, viewerID)
+			if err != nil {
+				return nil, err
+			}
+			if msg.Deleted() {
+				return nil, apperr.NotFoundf("no message %q", id)
+			}
+			return &moderation.Content{Type: moderation.TargetMessage, ID: msg.ID, AuthorID: msg.SenderID,
+				Texts: map[string]string{"body": msg.Body, "conversation_id": msg.ConversationID}}, nil
+		},
+		// A message comes down as a tombstone, as if its sender deleted it.
+		// A held one was never delivered: there is nothing to take down.
+		Remove: func(ctx context.Context, c *moderation.Content, _ string) error {
+			return a.Messaging.Delete(ctx, c.ID, c.AuthorID)
+		},
+		// A held message goes out now, from its sender; a held edit is applied.
+		Release: func(ctx context.Context, c *moderation.Content) error {
+			if id := c.Texts["message_id"]; id != "" {
+				_, err := a.Messaging.Edit(ctx, id, c.AuthorID, c.Texts["body"])
+				return err
+			}
+			if c.Texts["conversation_id"] == "" || c.Texts["body"] == "" {
+				return nil // erased with its author
+			}
+			_, err := a.Messaging.Send(ctx, c.Texts["conversation_id"], c.AuthorID, c.Texts["body"], c.Texts["reply_to"])
+			return err
+		},
+	})
 	m.SetBlocker(func(ctx context.Context, blocker, blocked string) error {
 		_, err := a.Matching.Block(ctx, blocker, blocked)
 		return err

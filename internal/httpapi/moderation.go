@@ -9,6 +9,8 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
+	"github.com/matchpoint-api/matchpoint/internal/ids"
+	"github.com/matchpoint-api/matchpoint/internal/messaging"
 	"github.com/matchpoint-api/matchpoint/internal/moderation"
 	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
@@ -343,7 +345,7 @@ func (s *server) registerModeration() {
 	huma.Register(s.api, huma.Operation{
 		OperationID: "appeal-moderation-decision", Method: http.MethodPost, Path: "/v1/moderation/decisions/{id}/appeal", Tags: tags,
 		Summary: "Appeal a decision about you",
-		Description: "Within 6 months of a decision that removed, held or refused your content, warned or suspended you. Opens an appeal case that a person, " +
+		Description: "Within 6 months of a decision that removed or refused your content, warned or suspended you. Opens an appeal case that a person, " +
 			"another operator than the one who decided, resolves (EU DSA Art. 20); you are notified of the outcome. 404 for a decision not about you; " +
 			"409 already_appealed, appeal_window_closed or not_appealable. Works while your account is suspended. Scope: write." + moderationAlpha,
 		Security:      requires(auth.ScopeWrite),
@@ -373,4 +375,94 @@ type Appeal struct {
 	Status     string `json:"status" enum:"open,closed"`
 	Details    string `json:"details"`
 	CreatedAt  string `json:"created_at" format:"date-time"`
+}
+
+// screenedSend sends a message through the engine: block refuses (422
+// content_blocked); review holds it (not delivered, kept in its case, shown
+// to its sender as held) unless it is self-harm, which is delivered with a
+// case and the support resources; warn delivers, and the sender sees why.
+func (s *server) screenedSend(ctx context.Context, convID, senderID, body, replyTo string) (messaging.View, error) {
+	if s.moderation == nil {
+		m, err := s.messaging.Send(ctx, convID, senderID, body, replyTo)
+		if err != nil {
+			return messaging.View{}, err
+		}
+		return messaging.ViewOf(m), nil
+	}
+	// Only members send: the engine sees nothing of anyone else's.
+	if _, err := s.messaging.Get(ctx, convID, senderID); err != nil {
+		return messaging.View{}, err
+	}
+	sc, err := s.moderation.Screen(ctx, senderID, moderation.TargetMessage, "", moderation.ContextMessage, map[string]string{"body": body})
+	if err != nil {
+		return messaging.View{}, err
+	}
+	if sc.Held() {
+		id := ids.New(ids.Message)
+		if _, err := sc.Hold(ctx, id, map[string]string{"conversation_id": convID, "reply_to": replyTo}); err != nil {
+			return messaging.View{}, err
+		}
+		text := strings.TrimSpace(body)
+		v := messaging.View{Object: "message", ID: id, ConversationID: convID, SenderID: senderID, Body: &text,
+			CreatedAt: wire.Time(s.moderation.Now()), Status: "held", Moderation: &sc.Result}
+		if replyTo != "" {
+			v.ReplyTo = &replyTo
+		}
+		return v, nil
+	}
+	m, err := s.messaging.Send(ctx, convID, senderID, body, replyTo)
+	if err != nil {
+		return messaging.View{}, err
+	}
+	if err := sc.Record(ctx, m.ID); err != nil {
+		return messaging.View{}, err
+	}
+	return withModeration(messaging.ViewOf(m), sc), nil
+}
+
+// screenedEdit edits a message through the engine, as screenedSend sends:
+// a held edit leaves the message as it was until a moderator releases it.
+func (s *server) screenedEdit(ctx context.Context, id, callerID, body string) (messaging.View, error) {
+	if s.moderation == nil {
+		m, err := s.messaging.Edit(ctx, id, callerID, body)
+		if err != nil {
+			return messaging.View{}, err
+		}
+		return messaging.ViewOf(m), nil
+	}
+	cur, err := s.messaging.Message(ctx, id, callerID)
+	if err != nil {
+		return messaging.View{}, err
+	}
+	if cur.SenderID != callerID {
+		return messaging.View{}, apperr.Forbiddenf("not_sender", "only the sender of a message may edit or delete it")
+	}
+	sc, err := s.moderation.Screen(ctx, callerID, moderation.TargetMessage, id, moderation.ContextMessage, map[string]string{"body": body})
+	if err != nil {
+		return messaging.View{}, err
+	}
+	if sc.Held() && !cur.Deleted() {
+		if _, err := sc.Hold(ctx, id, map[string]string{"conversation_id": cur.ConversationID, "message_id": id}); err != nil {
+			return messaging.View{}, err
+		}
+		v := messaging.ViewOf(cur)
+		v.Status, v.Moderation = "held", &sc.Result
+		return v, nil
+	}
+	m, err := s.messaging.Edit(ctx, id, callerID, body)
+	if err != nil {
+		return messaging.View{}, err
+	}
+	if err := sc.Record(ctx, m.ID); err != nil {
+		return messaging.View{}, err
+	}
+	return withModeration(messaging.ViewOf(m), sc), nil
+}
+
+func withModeration(v messaging.View, sc *moderation.Screening) messaging.View {
+	if sc.Result.Decision != moderation.Allow {
+		r := sc.Result
+		v.Moderation = &r
+	}
+	return v
 }

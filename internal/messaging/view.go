@@ -1,6 +1,7 @@
 package messaging
 
 import (
+	"github.com/matchpoint-api/matchpoint/internal/moderation"
 	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
@@ -19,6 +20,10 @@ type View struct {
 	EditedAt       *string `json:"edited_at" format:"date-time" doc:"Last edit; null if never edited"`
 	Deleted        bool    `json:"deleted" doc:"A tombstone: the message was deleted and its body is gone"`
 	DeletedAt      *string `json:"deleted_at" format:"date-time"`
+	// Set on the answer to its sender when moderation had a say: held
+	// (kept for a moderator, delivered if released), and the engine's answer.
+	Status     string             `json:"status,omitempty" enum:"held" doc:"held: kept for a moderator and not delivered; it goes out if a moderator releases it"`
+	Moderation *moderation.Result `json:"moderation,omitempty" doc:"The moderation engine's answer, when it was not allow: warn (delivered, you were nudged), review (held, or delivered with support resources for self_harm)"`
 }
 
 // ViewOf renders a message.

@@ -124,16 +124,8 @@ func (s *Service) appealOutcome(ctx context.Context, operatorID string, c *Case,
 		return err
 	}
 	o.Reinstated = orig
-	switch orig.Action {
-	case ActionSuspendUser:
+	if orig.Action == ActionSuspendUser {
 		o.Lift = orig.SubjectID
-	case string(Review):
-		if t, ok := s.targets[c.TargetType]; ok && t.Release != nil {
-			content := &Content{Type: c.TargetType, ID: c.TargetID, AuthorID: c.SubjectID, Texts: c.Evidence}
-			if err := t.Release(ctx, content); err != nil && !apperr.IsKind(err, apperr.NotFound) {
-				return err
-			}
-		}
 	}
 	return nil
 }
@@ -175,8 +167,9 @@ func statement(c *Case, r *Record, automated bool, now time.Time) Statement {
 	return st
 }
 
-// appealable actions: what someone can contest.
-var appealable = []string{ActionRemoveContent, ActionWarnUser, ActionSuspendUser, string(Block), string(Review)}
+// appealable actions: what someone can contest. The engine's review is
+// not among them: a person decides next, and that decision is.
+var appealable = []string{ActionRemoveContent, ActionWarnUser, ActionSuspendUser, string(Block)}
 
 // Appeal opens an appeal case against a decision about userID, within six
 // months of it. Only another operator than the one who decided may resolve it.

@@ -29,6 +29,26 @@ var signalQueries = []struct {
 		GROUP BY e.creator_id`, true},
 	{moderation.SignalNewAccountLinks, `SELECT u.id, 1 FROM users u WHERE u.created_at >= $2 AND u.updated_at >= $1 AND u.deleted_at IS NULL
 		AND (LOWER(u.bio) LIKE '%http%' OR LOWER(u.bio) LIKE '%www.%')`, true},
+	// ... and its messages.
+	{moderation.SignalNewAccountLinks, `SELECT m.sender_id, COUNT(*) FROM messages m JOIN users u ON u.id = m.sender_id
+		WHERE m.created_at >= $1 AND u.created_at >= $2 AND u.deleted_at IS NULL AND m.deleted_at IS NULL
+		AND (LOWER(m.body) LIKE '%http%' OR LOWER(m.body) LIKE '%www.%') GROUP BY m.sender_id`, true},
+	// People messaged in direct conversations opened within the window with
+	// someone they have no accepted match with.
+	{moderation.SignalFanout, `SELECT m.sender_id, COUNT(DISTINCT o.user_id) FROM messages m
+		JOIN conversations c ON c.id = m.conversation_id
+		JOIN conversation_members o ON o.conversation_id = c.id AND o.user_id <> m.sender_id
+		JOIN users u ON u.id = m.sender_id
+		WHERE m.created_at >= $1 AND c.kind = 'direct' AND c.created_at >= $1 AND u.deleted_at IS NULL
+		AND NOT EXISTS (SELECT 1 FROM matches x WHERE x.status = 'accepted'
+			AND ((x.user1_id = m.sender_id AND x.user2_id = o.user_id) OR (x.user1_id = o.user_id AND x.user2_id = m.sender_id)))
+		GROUP BY m.sender_id HAVING COUNT(DISTINCT o.user_id) >= 2`, false},
+	// One same text (of some length: "ok" and "thanks" are everyone's) sent
+	// to many conversations.
+	{moderation.SignalSameText, `SELECT t.sender_id, MAX(t.n) FROM (SELECT m.sender_id, COUNT(DISTINCT m.conversation_id) AS n
+		FROM messages m JOIN users u ON u.id = m.sender_id
+		WHERE m.created_at >= $1 AND m.deleted_at IS NULL AND u.deleted_at IS NULL AND LENGTH(m.body) >= 20
+		GROUP BY m.sender_id, m.body HAVING COUNT(DISTINCT m.conversation_id) >= 2) t GROUP BY t.sender_id`, false},
 }
 
 // Signals counts every signal since since for the users who have any.
