@@ -76,8 +76,10 @@ func assembleModeration(a *App, cfg config.Config, clk clock.Clock, log *slog.Lo
 		// A held message goes out now, from its sender; a held edit is applied.
 		Release: func(ctx context.Context, c *moderation.Content) error {
 			if id := c.Texts["message_id"]; id != "" {
-				_, err := a.Messaging.Edit(ctx, id, c.AuthorID, c.Texts["body"])
-				return err
+				if _, err := a.Messaging.Edit(ctx, id, c.AuthorID, c.Texts["body"]); err != nil {
+					return err
+				}
+				return m.MarkMessage(ctx, id, nil) // a person found it fine
 			}
 			if c.Texts["conversation_id"] == "" || c.Texts["body"] == "" {
 				return nil // erased with its author

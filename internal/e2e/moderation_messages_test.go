@@ -8,6 +8,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/apptest"
 	"github.com/matchpoint-api/matchpoint/internal/httpapi"
 	"github.com/matchpoint-api/matchpoint/internal/messaging"
+	"github.com/matchpoint-api/matchpoint/internal/moderation"
 )
 
 const harassReview = "you are a worthless idiot"
@@ -55,8 +56,12 @@ func TestModerationMessages(t *testing.T) {
 			t.Fatalf("held message: %+v", h)
 		}
 		h2 := send(t, s, alice, conv.ID, harassReview)
-		if got := bodiesOf(convMessages(t, s, bob, conv.ID)); strings.Join(got, "|") != phoneText {
+		seen := convMessages(t, s, bob, conv.ID)
+		if got := bodiesOf(seen); strings.Join(got, "|") != phoneText {
 			t.Fatalf("bob sees %v", got)
+		}
+		if seen[0].Moderation == nil || seen[0].Moderation.Decision != "warn" || !has(flaggedOf(seen[0].Moderation.Flagged), "personal_data") {
+			t.Fatalf("the warning's mark for its reader: %+v", seen[0].Moderation)
 		}
 		// self-harm: delivered, a case, support for the sender
 		sh := send(t, s, alice, conv.ID, selfHarmText)
@@ -90,7 +95,7 @@ func TestModerationMessages(t *testing.T) {
 		}
 		ec := caseFor(openCases(t, s, op, ""), w.ID)
 		decide(t, s, op, ec.ID, `{"action":"release","reason":"banter between friends"}`)
-		if m := decode[messaging.View](t, api(t, s, "GET", "/v1/messages/"+w.ID, bob.key, ""), 200); *m.Body != harassReview || m.EditedAt == nil {
+		if m := decode[messaging.View](t, api(t, s, "GET", "/v1/messages/"+w.ID, bob.key, ""), 200); *m.Body != harassReview || m.EditedAt == nil || m.Moderation != nil {
 			t.Fatalf("released edit: %+v", m)
 		}
 
@@ -135,4 +140,12 @@ func TestMessagingSignals(t *testing.T) {
 			t.Fatalf("signals: %v", counts)
 		}
 	})
+}
+
+func flaggedOf(cs []moderation.Category) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = string(c)
+	}
+	return out
 }

@@ -389,15 +389,17 @@ func (s *server) screenedSend(ctx context.Context, convID, senderID, body, reply
 		}
 		return messaging.ViewOf(m), nil
 	}
-	// Only members send: the engine sees nothing of anyone else's.
-	if _, err := s.messaging.Get(ctx, convID, senderID); err != nil {
-		return messaging.View{}, err
-	}
 	sc, err := s.moderation.Screen(ctx, senderID, moderation.TargetMessage, "", moderation.ContextMessage, map[string]string{"body": body})
 	if err != nil {
 		return messaging.View{}, err
 	}
 	if sc.Held() {
+		// Only members send: a held message is kept only for one of them.
+		// (Send checks membership itself, so the common path reads nothing
+		// more.)
+		if _, err := s.messaging.Get(ctx, convID, senderID); err != nil {
+			return messaging.View{}, err
+		}
 		id := ids.New(ids.Message)
 		if _, err := sc.Hold(ctx, id, map[string]string{"conversation_id": convID, "reply_to": replyTo}); err != nil {
 			return messaging.View{}, err
@@ -416,6 +418,11 @@ func (s *server) screenedSend(ctx context.Context, convID, senderID, body, reply
 	}
 	if err := sc.Record(ctx, m.ID); err != nil {
 		return messaging.View{}, err
+	}
+	if sc.Result.Decision != moderation.Allow {
+		if err := s.moderation.MarkMessage(ctx, m.ID, &sc.Result); err != nil {
+			return messaging.View{}, err
+		}
 	}
 	return withModeration(messaging.ViewOf(m), sc), nil
 }
@@ -454,6 +461,14 @@ func (s *server) screenedEdit(ctx context.Context, id, callerID, body string) (m
 		return messaging.View{}, err
 	}
 	if err := sc.Record(ctx, m.ID); err != nil {
+		return messaging.View{}, err
+	}
+	// The mark follows the text: an edit that is fine clears it.
+	var mark *moderation.Result
+	if sc.Result.Decision != moderation.Allow {
+		mark = &sc.Result
+	}
+	if err := s.moderation.MarkMessage(ctx, m.ID, mark); err != nil {
 		return messaging.View{}, err
 	}
 	return withModeration(messaging.ViewOf(m), sc), nil

@@ -1,6 +1,8 @@
 package messaging
 
 import (
+	"encoding/json"
+
 	"github.com/matchpoint-api/matchpoint/internal/moderation"
 	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
@@ -23,7 +25,7 @@ type View struct {
 	// Set on the answer to its sender when moderation had a say: held
 	// (kept for a moderator, delivered if released), and the engine's answer.
 	Status     string             `json:"status,omitempty" enum:"held" doc:"held: kept for a moderator and not delivered; it goes out if a moderator releases it"`
-	Moderation *moderation.Result `json:"moderation,omitempty" doc:"The moderation engine's answer, when it was not allow: warn (delivered, you were nudged), review (held, or delivered with support resources for self_harm)"`
+	Moderation *moderation.Result `json:"moderation,omitempty" doc:"The moderation engine's answer when it was not allow: warn (delivered; readers see it too, so their app can ask whether it bothers them), review (held, shown to its sender only; or delivered with support resources for self_harm)"`
 }
 
 // ViewOf renders a message.
@@ -38,6 +40,12 @@ func ViewOf(m *Message) View {
 	if m.ThreadID != "" {
 		t := m.ThreadID
 		v.ReplyTo = &t
+	}
+	if m.Moderation != "" && !m.Deleted() {
+		var r moderation.Result
+		if json.Unmarshal([]byte(m.Moderation), &r) == nil {
+			v.Moderation = &r
+		}
 	}
 	return v
 }

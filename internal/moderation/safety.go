@@ -194,4 +194,7 @@ type Store interface {
 	// closed a case about the user since since (what they saw then stands
 	// until the signals that made it leave the window).
 	OpenSignalCase(ctx context.Context, c *Case, since time.Time) error
+	// MarkMessage stores the engine's answer on a delivered message (JSON;
+	// "" clears it) for its readers' apps.
+	MarkMessage(ctx context.Context, id, mark string) error
 }

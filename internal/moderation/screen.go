@@ -2,6 +2,7 @@ package moderation
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sort"
 	"strings"
@@ -142,4 +143,19 @@ func (sc *Screening) Hold(ctx context.Context, heldID string, extra map[string]s
 		return "", err
 	}
 	return f.Record.CaseID, nil
+}
+
+// MarkMessage marks a delivered message with the engine's answer (warn,
+// or self-harm delivered) so the recipient's app can ask "does this bother
+// you?"; nil clears the mark.
+func (s *Service) MarkMessage(ctx context.Context, id string, r *Result) error {
+	mark := ""
+	if r != nil {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		mark = string(b)
+	}
+	return s.store.MarkMessage(ctx, id, mark)
 }

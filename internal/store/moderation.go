@@ -458,3 +458,12 @@ func (s *Moderation) OpenSignalCase(ctx context.Context, c *moderation.Case, sin
 		return err
 	})
 }
+
+// MarkMessage stores the engine's answer on a message (moderation column of
+// messages, migration 00062).
+func (s *Moderation) MarkMessage(ctx context.Context, id, mark string) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE messages SET moderation = $2 WHERE id = $1`, id, mark); err != nil {
+		return fmt.Errorf("store: mark message: %w", err)
+	}
+	return nil
+}
