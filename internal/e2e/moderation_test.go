@@ -59,6 +59,20 @@ func TestModerationCheck(t *testing.T) {
 		wantAlpha(t, wantProblemResp(t, s, api(t, s, "POST", "/v1/moderation/check", k, `{"text":"hi","context":"chat"}`), 422, "validation_failed", "context"))
 		wantProblem(t, s, api(t, s, "POST", "/v1/moderation/check", s.Key(t, u, "events"), `{"text":"hi"}`), 403, "insufficient_scope", "")
 		wantProblem(t, s, api(t, s, "POST", "/v1/moderation/check", "", `{"text":"hi"}`), 401, "unauthenticated", "")
+
+		// The OpenAPI document describes every operation of the family.
+		doc := api(t, s, "GET", "/openapi.json", "", "").JSON(t)
+		paths, _ := doc["paths"].(map[string]any)
+		for path, method := range map[string]string{
+			"/v1/moderation/check": "post", "/v1/reports": "post", "/v1/moderation/cases": "get", "/v1/moderation/cases/{id}": "get",
+			"/v1/moderation/cases/{id}/decision": "post", "/v1/moderation/audit": "get", "/v1/moderation/decisions": "get",
+			"/v1/moderation/decisions/{id}/appeal": "post",
+		} {
+			op, _ := paths[path].(map[string]any)[method].(map[string]any)
+			if op == nil || op["description"] == "" || op["security"] == nil {
+				t.Errorf("OpenAPI lacks %s %s: %v", method, path, paths[path])
+			}
+		}
 	})
 }
 
