@@ -42,7 +42,7 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		setUser(r.Context(), p.UserID)
-		if s.moderation != nil && p.Suspension.ActiveAt(s.moderation.Now()) && !suspendedMayUse(r) {
+		if s.suspended(p) && !suspendedMayUse(r) {
 			// Every credential of a suspended account: keys and tokens alike,
 			// still counted against the paying account's allowance.
 			s.limited(w, r, policyAccount, "acct:"+p.AccountID, p.HourlyLimit, func() { s.problems.writeErr(w, r, p.Suspension.Err()) })

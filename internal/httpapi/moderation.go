@@ -481,3 +481,8 @@ func withModeration(v messaging.View, sc *moderation.Screening) messaging.View {
 	}
 	return v
 }
+
+// suspended reports whether the caller's account is suspended now.
+func (s *server) suspended(p *auth.Principal) bool {
+	return s.moderation != nil && p.Suspension.ActiveAt(s.moderation.Now())
+}
