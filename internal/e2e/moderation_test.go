@@ -8,12 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/matchpoint-api/matchpoint/internal/app"
 	"github.com/matchpoint-api/matchpoint/internal/apptest"
+	"github.com/matchpoint-api/matchpoint/internal/config"
 	"github.com/matchpoint-api/matchpoint/internal/events"
 	"github.com/matchpoint-api/matchpoint/internal/httpapi"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
 	"github.com/matchpoint-api/matchpoint/internal/notify"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
+	"github.com/matchpoint-api/matchpoint/internal/testdb"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 )
 
@@ -689,4 +692,36 @@ func TestSuspendedLeaveRecommendations(t *testing.T) {
 			t.Fatal("not recommended after the suspension")
 		}
 	})
+}
+
+// TestStreamEndsWithSuspension: an open real-time stream of an account
+// suspended meanwhile ends at its next heartbeat; reconnecting is refused.
+func TestStreamEndsWithSuspension(t *testing.T) {
+	for _, d := range testdb.Engines() {
+		t.Run(string(d), func(t *testing.T) {
+			s := apptest.StartWith(t, d, apptest.Options{Configure: func(c *config.Config, _ *app.Options) {
+				c.Stream.Heartbeat = 100 * time.Millisecond
+			}})
+			ann := s.User(t, "ann")
+			k := s.Key(t, ann, "read")
+			c := openSSE(t, s.URL, "/v1/stream", k)
+			if _, err := s.App.Moderation.Suspend(context.Background(), ann.ID, nil, "test"); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.After(10 * time.Second)
+			for ended := false; !ended; {
+				select {
+				case m, ok := <-c.msgs:
+					if !ok {
+						ended = true
+					} else if !m.Comment {
+						t.Fatalf("event %s after the suspension", m.ID)
+					}
+				case <-deadline:
+					t.Fatal("the stream stayed open 10 s after the suspension")
+				}
+			}
+			wantProblem(t, s, api(t, s, http.MethodGet, "/v1/stream", k, ""), http.StatusForbidden, "account_suspended", "")
+		})
+	}
 }
