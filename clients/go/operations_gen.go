@@ -23,17 +23,21 @@ var Operations = map[string]string{
 	"ack-notification-delivered":          "AckNotificationDelivered",
 	"ack-webhook-delivery":                "AckWebhookDelivery",
 	"add-conversation-members":            "AddConversationMembers",
+	"appeal-moderation-decision":          "AppealModerationDecision",
 	"approve-verification":                "ApproveVerification",
 	"block-user":                          "BlockUser",
 	"cancel-event":                        "CancelEvent",
 	"cancel-event-series":                 "CancelEventSeries",
 	"cancel-match":                        "CancelMatch",
+	"check-text":                          "CheckText",
 	"create-api-key":                      "CreateAPIKey",
 	"create-check-in":                     "CreateCheckIn",
 	"create-conversation":                 "CreateConversation",
 	"create-event":                        "CreateEvent",
 	"create-match":                        "CreateMatch",
+	"create-report":                       "CreateReport",
 	"create-webhook":                      "CreateWebhook",
+	"decide-moderation-case":              "DecideModerationCase",
 	"decline-match":                       "DeclineMatch",
 	"delete-device":                       "DeleteDevice",
 	"delete-me":                           "DeleteMe",
@@ -48,6 +52,7 @@ var Operations = map[string]string{
 	"get-match":                           "GetMatch",
 	"get-me":                              "GetMe",
 	"get-message":                         "GetMessage",
+	"get-moderation-case":                 "GetModerationCase",
 	"get-my-reliability":                  "GetMyReliability",
 	"get-notification":                    "GetNotification",
 	"get-notification-settings":           "GetNotificationSettings",
@@ -72,7 +77,10 @@ var Operations = map[string]string{
 	"list-invitations":                    "ListInvitations",
 	"list-matches":                        "ListMatches",
 	"list-messages":                       "ListMessages",
+	"list-moderation-audit":               "ListModerationAudit",
+	"list-moderation-cases":               "ListModerationCases",
 	"list-my-events":                      "ListMyEvents",
+	"list-my-moderation-decisions":        "ListMyModerationDecisions",
 	"list-notifications":                  "ListNotifications",
 	"list-places":                         "ListPlaces",
 	"list-sports":                         "ListSports",
@@ -169,6 +177,17 @@ func (c *Client) AddConversationMembers(ctx context.Context, id string, body Add
 	return out, nil
 }
 
+// AppealModerationDecision: Appeal a decision about you.
+//
+// POST /v1/moderation/decisions/{id}/appeal (operationId appeal-moderation-decision).
+func (c *Client) AppealModerationDecision(ctx context.Context, id string, body AppealModerationDecisionRequest, opts ...RequestOption) (*Appeal, error) {
+	out := new(Appeal)
+	if err := c.do(ctx, request{method: "POST", path: "/v1/moderation/decisions/" + url.PathEscape(id) + "/appeal", query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ApproveVerification: Approve a verification request (operators).
 //
 // POST /v1/verifications/{id}/approve (operationId approve-verification).
@@ -219,6 +238,17 @@ func (c *Client) CancelEventSeries(ctx context.Context, id string, body EventCan
 func (c *Client) CancelMatch(ctx context.Context, id string, opts ...RequestOption) (*Match, error) {
 	out := new(Match)
 	if err := c.do(ctx, request{method: "POST", path: "/v1/matches/" + url.PathEscape(id) + "/cancel", query: nil, header: nil, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CheckText: Check a text before sending it.
+//
+// POST /v1/moderation/check (operationId check-text).
+func (c *Client) CheckText(ctx context.Context, body CheckTextRequest, opts ...RequestOption) (*ModerationResult, error) {
+	out := new(ModerationResult)
+	if err := c.do(ctx, request{method: "POST", path: "/v1/moderation/check", query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -279,12 +309,34 @@ func (c *Client) CreateMatch(ctx context.Context, body CreateMatchRequest, opts 
 	return out, nil
 }
 
+// CreateReport: Report a user, a message or an event.
+//
+// POST /v1/reports (operationId create-report).
+func (c *Client) CreateReport(ctx context.Context, body CreateReportRequest, opts ...RequestOption) (*ReportOut, error) {
+	out := new(ReportOut)
+	if err := c.do(ctx, request{method: "POST", path: "/v1/reports", query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CreateWebhook: Subscribe a webhook endpoint.
 //
 // POST /api/v1/webhooks (operationId create-webhook).
 func (c *Client) CreateWebhook(ctx context.Context, body CreateWebhookRequest, opts ...RequestOption) (*Webhook, error) {
 	out := new(Webhook)
 	if err := c.do(ctx, request{method: "POST", path: "/api/v1/webhooks", query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DecideModerationCase: Decide a case (operators).
+//
+// POST /v1/moderation/cases/{id}/decision (operationId decide-moderation-case).
+func (c *Client) DecideModerationCase(ctx context.Context, id string, body DecideModerationCaseRequest, opts ...RequestOption) (*ModerationDecision, error) {
+	out := new(ModerationDecision)
+	if err := c.do(ctx, request{method: "POST", path: "/v1/moderation/cases/" + url.PathEscape(id) + "/decision", query: nil, header: nil, body: body, form: false, auth: true}, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -442,6 +494,17 @@ func (c *Client) GetMe(ctx context.Context, opts ...RequestOption) (*Profile, er
 func (c *Client) GetMessage(ctx context.Context, id string, opts ...RequestOption) (*View, error) {
 	out := new(View)
 	if err := c.do(ctx, request{method: "GET", path: "/v1/messages/" + url.PathEscape(id), query: nil, header: nil, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetModerationCase: A case with its reports (operators).
+//
+// GET /v1/moderation/cases/{id} (operationId get-moderation-case).
+func (c *Client) GetModerationCase(ctx context.Context, id string, opts ...RequestOption) (*ModerationCase, error) {
+	out := new(ModerationCase)
+	if err := c.do(ctx, request{method: "GET", path: "/v1/moderation/cases/" + url.PathEscape(id), query: nil, header: nil, body: nil, form: false, auth: true}, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -1159,6 +1222,129 @@ func (c *Client) ListMessages(ctx context.Context, id string, params *ListMessag
 	return out, nil
 }
 
+// ListModerationAuditParams are the query and header parameters of ListModerationAudit.
+type ListModerationAuditParams struct {
+	// How many items to return (1-100)
+	Limit *int64
+	// next_cursor of the previous page
+	Cursor *string
+	// Only decisions about this user
+	SubjectID *string
+}
+
+func (p *ListModerationAuditParams) encode() (url.Values, http.Header) {
+	q, h := url.Values{}, http.Header{}
+	if p == nil {
+		return q, h
+	}
+	addParam(q.Add, "limit", p.Limit)
+	addParam(q.Add, "cursor", p.Cursor)
+	addParam(q.Add, "subject_id", p.SubjectID)
+	return q, h
+}
+
+// ListModerationAudit: Every decision, engine or human (operators).
+//
+// GET /v1/moderation/audit (operationId list-moderation-audit).
+func (c *Client) ListModerationAudit(ctx context.Context, params *ListModerationAuditParams, opts ...RequestOption) (*ListModerationDecision, error) {
+	q, h := params.encode()
+	out := new(ListModerationDecision)
+	if err := c.do(ctx, request{method: "GET", path: "/v1/moderation/audit", query: q, header: h, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListModerationAuditAutoPaging walks every page of ListModerationAudit, following next_cursor, and yields each item; it stops at the first error, which it yields.
+func (c *Client) ListModerationAuditAutoPaging(ctx context.Context, params *ListModerationAuditParams, opts ...RequestOption) iter.Seq2[ModerationDecision, error] {
+	return func(yield func(ModerationDecision, error) bool) {
+		var p ListModerationAuditParams
+		if params != nil {
+			p = *params
+		}
+		for {
+			page, err := c.ListModerationAudit(ctx, &p, opts...)
+			if err != nil {
+				var zero ModerationDecision
+				yield(zero, err)
+				return
+			}
+			for _, it := range page.Data {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if !page.HasMore || page.NextCursor == "" {
+				return
+			}
+			p.Cursor = &page.NextCursor
+		}
+	}
+}
+
+// ListModerationCasesParams are the query and header parameters of ListModerationCases.
+type ListModerationCasesParams struct {
+	// How many items to return (1-100)
+	Limit *int64
+	// next_cursor of the previous page
+	Cursor *string
+	// Only cases in this status
+	Status *string
+	// Only cases of this kind
+	Kind *string
+}
+
+func (p *ListModerationCasesParams) encode() (url.Values, http.Header) {
+	q, h := url.Values{}, http.Header{}
+	if p == nil {
+		return q, h
+	}
+	addParam(q.Add, "limit", p.Limit)
+	addParam(q.Add, "cursor", p.Cursor)
+	addParam(q.Add, "status", p.Status)
+	addParam(q.Add, "kind", p.Kind)
+	return q, h
+}
+
+// ListModerationCases: The review queue (operators).
+//
+// GET /v1/moderation/cases (operationId list-moderation-cases).
+func (c *Client) ListModerationCases(ctx context.Context, params *ListModerationCasesParams, opts ...RequestOption) (*ListModerationCase, error) {
+	q, h := params.encode()
+	out := new(ListModerationCase)
+	if err := c.do(ctx, request{method: "GET", path: "/v1/moderation/cases", query: q, header: h, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListModerationCasesAutoPaging walks every page of ListModerationCases, following next_cursor, and yields each item; it stops at the first error, which it yields.
+func (c *Client) ListModerationCasesAutoPaging(ctx context.Context, params *ListModerationCasesParams, opts ...RequestOption) iter.Seq2[ModerationCase, error] {
+	return func(yield func(ModerationCase, error) bool) {
+		var p ListModerationCasesParams
+		if params != nil {
+			p = *params
+		}
+		for {
+			page, err := c.ListModerationCases(ctx, &p, opts...)
+			if err != nil {
+				var zero ModerationCase
+				yield(zero, err)
+				return
+			}
+			for _, it := range page.Data {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if !page.HasMore || page.NextCursor == "" {
+				return
+			}
+			p.Cursor = &page.NextCursor
+		}
+	}
+}
+
 // ListMyEventsParams are the query and header parameters of ListMyEvents.
 type ListMyEventsParams struct {
 	// How many items to return (1-100)
@@ -1205,6 +1391,63 @@ func (c *Client) ListMyEventsAutoPaging(ctx context.Context, params *ListMyEvent
 			page, err := c.ListMyEvents(ctx, &p, opts...)
 			if err != nil {
 				var zero MyEvent
+				yield(zero, err)
+				return
+			}
+			for _, it := range page.Data {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if !page.HasMore || page.NextCursor == "" {
+				return
+			}
+			p.Cursor = &page.NextCursor
+		}
+	}
+}
+
+// ListMyModerationDecisionsParams are the query and header parameters of ListMyModerationDecisions.
+type ListMyModerationDecisionsParams struct {
+	// How many items to return (1-100)
+	Limit *int64
+	// next_cursor of the previous page
+	Cursor *string
+}
+
+func (p *ListMyModerationDecisionsParams) encode() (url.Values, http.Header) {
+	q, h := url.Values{}, http.Header{}
+	if p == nil {
+		return q, h
+	}
+	addParam(q.Add, "limit", p.Limit)
+	addParam(q.Add, "cursor", p.Cursor)
+	return q, h
+}
+
+// ListMyModerationDecisions: Decisions about you.
+//
+// GET /v1/moderation/decisions (operationId list-my-moderation-decisions).
+func (c *Client) ListMyModerationDecisions(ctx context.Context, params *ListMyModerationDecisionsParams, opts ...RequestOption) (*ListModerationDecision, error) {
+	q, h := params.encode()
+	out := new(ListModerationDecision)
+	if err := c.do(ctx, request{method: "GET", path: "/v1/moderation/decisions", query: q, header: h, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListMyModerationDecisionsAutoPaging walks every page of ListMyModerationDecisions, following next_cursor, and yields each item; it stops at the first error, which it yields.
+func (c *Client) ListMyModerationDecisionsAutoPaging(ctx context.Context, params *ListMyModerationDecisionsParams, opts ...RequestOption) iter.Seq2[ModerationDecision, error] {
+	return func(yield func(ModerationDecision, error) bool) {
+		var p ListMyModerationDecisionsParams
+		if params != nil {
+			p = *params
+		}
+		for {
+			page, err := c.ListMyModerationDecisions(ctx, &p, opts...)
+			if err != nil {
+				var zero ModerationDecision
 				yield(zero, err)
 				return
 			}

@@ -35,6 +35,21 @@ type AddConversationMembersRequest struct {
 	UserIDs []string `json:"user_ids"`
 }
 
+type Appeal struct {
+	CreatedAt  time.Time `json:"created_at"`
+	DecisionID string    `json:"decision_id"`
+	Details    string    `json:"details"`
+	// The appeal's case (cas_)
+	ID     string `json:"id"`
+	Object string `json:"object"`
+	Status string `json:"status"`
+}
+
+type AppealModerationDecisionRequest struct {
+	// Why the decision is wrong
+	Details string `json:"details"`
+}
+
 type Authorization struct {
 	ClientID   string `json:"client_id"`
 	ClientName string `json:"client_name"`
@@ -64,6 +79,12 @@ type ChannelPatch struct {
 	Email *bool `json:"email,omitempty"`
 	InApp *bool `json:"in_app,omitempty"`
 	Push  *bool `json:"push,omitempty"`
+}
+
+type CheckTextRequest struct {
+	// Where the text will appear; default message
+	Context *string `json:"context,omitempty"`
+	Text    string  `json:"text"`
 }
 
 type Conversation struct {
@@ -124,6 +145,15 @@ type CreateMatchRequest struct {
 	UserID string `json:"user_id"`
 }
 
+type CreateReportRequest struct {
+	// Also block the user reported, or the author of what is reported
+	Block      *bool   `json:"block,omitempty"`
+	Details    *string `json:"details,omitempty"`
+	Reason     string  `json:"reason"`
+	TargetID   string  `json:"target_id"`
+	TargetType string  `json:"target_type"`
+}
+
 type CreateWebhookRequest struct {
 	Description *string `json:"description,omitempty"`
 	// Event types of section 6.1 or wildcards
@@ -132,6 +162,14 @@ type CreateWebhookRequest struct {
 	Transport *string `json:"transport,omitempty"`
 	// https address of the endpoint
 	URL *string `json:"url,omitempty"`
+}
+
+type DecideModerationCaseRequest struct {
+	Action string `json:"action"`
+	// suspend_user: how long; absent: until lifted
+	DurationHours *int64 `json:"duration_hours,omitempty"`
+	// Why; shown to the affected user
+	Reason string `json:"reason"`
 }
 
 type Device struct {
@@ -390,6 +428,22 @@ type ListMatch struct {
 	Object     string `json:"object"`
 }
 
+type ListModerationCase struct {
+	Data    []ModerationCase `json:"data"`
+	HasMore bool             `json:"has_more"`
+	// Pass as cursor to get the next page
+	NextCursor string `json:"next_cursor,omitempty"`
+	Object     string `json:"object"`
+}
+
+type ListModerationDecision struct {
+	Data    []ModerationDecision `json:"data"`
+	HasMore bool                 `json:"has_more"`
+	// Pass as cursor to get the next page
+	NextCursor string `json:"next_cursor,omitempty"`
+	Object     string `json:"object"`
+}
+
 type ListMyEvent struct {
 	Data    []MyEvent `json:"data"`
 	HasMore bool      `json:"has_more"`
@@ -562,6 +616,88 @@ type MessageDraft struct {
 
 type MessageReadEventData struct {
 	Message *MessageData `json:"message"`
+}
+
+type ModerationCase struct {
+	// Automated means (the engine, behaviour signals) flagged it
+	Automated bool       `json:"automated"`
+	ClosedAt  *time.Time `json:"closed_at"`
+	CreatedAt time.Time  `json:"created_at"`
+	// appeal: the decision contested
+	DecisionID string `json:"decision_id,omitempty"`
+	// appeal: what the user says
+	Details string `json:"details,omitempty"`
+	// The texts as they were when first flagged or reported, kept whatever happens to them
+	Evidence map[string]string `json:"evidence"`
+	// The content is held until a decision
+	Held bool   `json:"held"`
+	ID   string `json:"id"`
+	// content: reports and automated flags about one target; appeal: the affected user contests a decision
+	Kind   string `json:"kind"`
+	Object string `json:"object"`
+	// Report reasons, flagged categories and signal:<name> for behaviour signals, merged
+	Reasons     []string `json:"reasons"`
+	ReportCount int64    `json:"report_count"`
+	// The reports, on GET of one case
+	Reports []ReportOut `json:"reports,omitempty"`
+	// 0..1; the queue is ordered by it, then by age
+	RiskScore float64 `json:"risk_score"`
+	Status    string  `json:"status"`
+	// The user the case is about: the author, or the reported user
+	SubjectID string `json:"subject_id"`
+	// The subject's behaviour risk, 0..1
+	SubjectRiskScore float64   `json:"subject_risk_score"`
+	TargetID         string    `json:"target_id"`
+	TargetType       string    `json:"target_type"`
+	UpdatedAt        time.Time `json:"updated_at"`
+}
+
+type ModerationDecision struct {
+	// Operators: dismiss, remove_content, release, warn_user, suspend_user (also unsuspend_user from the terminal); the engine: warn, review, block
+	Action string `json:"action"`
+	// The operator; null for the engine and the terminal
+	ActorID *string `json:"actor_id"`
+	// Decided by the engine, not a person
+	Automated  bool      `json:"automated"`
+	CaseID     *string   `json:"case_id"`
+	Categories []string  `json:"categories"`
+	CreatedAt  time.Time `json:"created_at"`
+	// suspend_user: when the suspension ends
+	EndsAt        time.Time `json:"ends_at,omitzero"`
+	EngineVersion string    `json:"engine_version,omitempty"`
+	ID            string    `json:"id"`
+	Object        string    `json:"object"`
+	Reason        string    `json:"reason"`
+	SubjectID     string    `json:"subject_id"`
+	// Empty for a text refused before it was saved
+	TargetID   string `json:"target_id"`
+	TargetType string `json:"target_type"`
+}
+
+type ModerationResult struct {
+	// Every category with its score 0..1: harassment, hate, threat, self_harm, sexual, sexual_minors, personal_data, off_platform, scam, spam, profanity
+	Categories map[string]float64 `json:"categories"`
+	Decision   string             `json:"decision"`
+	// Categories at or above the threshold
+	Flagged []string `json:"flagged"`
+	// ISO 639-1 code of the detected language, or und; only English gets every detector
+	Language string `json:"language"`
+	Reason   string `json:"reason"`
+	// Where each flagged category was found
+	Spans []ModerationSpan `json:"spans"`
+	// With self_harm: where to find help
+	Support *ModerationSupport `json:"support,omitempty"`
+}
+
+type ModerationSpan struct {
+	Category string `json:"category"`
+	End      int64  `json:"end"`
+	Start    int64  `json:"start"`
+}
+
+type ModerationSupport struct {
+	Message   string     `json:"message"`
+	Resources []Resource `json:"resources"`
 }
 
 type MuteConversationRequest struct {
@@ -775,12 +911,16 @@ type Problem struct {
 	Detail string `json:"detail,omitempty"`
 	// Every invalid field, when validation found several
 	Errors []ProblemField `json:"errors,omitempty"`
+	// content_blocked: the moderation categories that refused the text
+	Flagged []string `json:"flagged,omitempty"`
 	// The offending field, when there is one
 	Param string `json:"param,omitempty"`
 	// The Request-Id of the request, for support
 	RequestID string `json:"request_id,omitempty"`
 	// HTTP status code
 	Status int64 `json:"status"`
+	// account_suspended: when the suspension ends; absent when it lasts until lifted
+	SuspendedUntil time.Time `json:"suspended_until,omitzero"`
 	// Short summary of the status
 	Title string `json:"title"`
 	// Address of this error's entry in the error reference
@@ -990,9 +1130,36 @@ type RenameConversationRequest struct {
 	Title string `json:"title"`
 }
 
+type ReportOut struct {
+	CreatedAt time.Time `json:"created_at"`
+	Details   string    `json:"details"`
+	ID        string    `json:"id"`
+	Object    string    `json:"object"`
+	Reason    string    `json:"reason"`
+	// open until an operator decides its case
+	Status     string `json:"status"`
+	TargetID   string `json:"target_id"`
+	TargetType string `json:"target_type"`
+}
+
 type RequestVerificationRequest struct {
 	DocumentType string  `json:"document_type"`
 	Note         *string `json:"note,omitempty"`
+}
+
+type Resource struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+type Result struct {
+	Categories map[string]float64 `json:"categories"`
+	Decision   string             `json:"decision"`
+	Flagged    []string           `json:"flagged"`
+	Language   string             `json:"language"`
+	Reason     string             `json:"reason"`
+	Spans      []Span             `json:"spans"`
+	Support    *Support           `json:"support,omitempty"`
 }
 
 type RetryFailedWebhookDeliveriesRequest struct {
@@ -1029,6 +1196,12 @@ type Slot struct {
 	End string `json:"end"`
 	// HH:MM
 	Start string `json:"start"`
+}
+
+type Span struct {
+	Category string `json:"category"`
+	End      int64  `json:"end"`
+	Start    int64  `json:"start"`
 }
 
 type Sport struct {
@@ -1116,6 +1289,11 @@ type SubscriptionKeys struct {
 	P256dh string `json:"p256dh"`
 }
 
+type Support struct {
+	Message   string     `json:"message"`
+	Resources []Resource `json:"resources"`
+}
+
 type Tally struct {
 	Accepted  int64 `json:"accepted"`
 	Cancelled int64 `json:"cancelled"`
@@ -1198,7 +1376,9 @@ type View struct {
 	EditedAt    *time.Time `json:"edited_at"`
 	ID          string     `json:"id"`
 	LastReplyAt *time.Time `json:"last_reply_at"`
-	Object      string     `json:"object"`
+	// The moderation engine's answer when it was not allow: warn (delivered; readers see it too, so their app can ask whether it bothers them), review (held, shown to its sender only; or delivered with support resources for self_harm)
+	Moderation *Result `json:"moderation,omitempty"`
+	Object     string  `json:"object"`
 	// Replies in this message's thread
 	ReplyCount int64 `json:"reply_count"`
 	// The thread this reply belongs to (its root message); null for a top-level message
@@ -1206,6 +1386,8 @@ type View struct {
 	// The sender's account was deleted: show "deleted user"; the message is a tombstone
 	SenderDeleted bool   `json:"sender_deleted"`
 	SenderID      string `json:"sender_id"`
+	// held: kept for a moderator and not delivered; it goes out if a moderator releases it
+	Status string `json:"status,omitempty"`
 }
 
 type Webhook struct {

@@ -33,17 +33,21 @@ OPERATIONS = {
     "ack-notification-delivered": "ack_notification_delivered",
     "ack-webhook-delivery": "ack_webhook_delivery",
     "add-conversation-members": "add_conversation_members",
+    "appeal-moderation-decision": "appeal_moderation_decision",
     "approve-verification": "approve_verification",
     "block-user": "block_user",
     "cancel-event": "cancel_event",
     "cancel-event-series": "cancel_event_series",
     "cancel-match": "cancel_match",
+    "check-text": "check_text",
     "create-api-key": "create_api_key",
     "create-check-in": "create_check_in",
     "create-conversation": "create_conversation",
     "create-event": "create_event",
     "create-match": "create_match",
+    "create-report": "create_report",
     "create-webhook": "create_webhook",
+    "decide-moderation-case": "decide_moderation_case",
     "decline-match": "decline_match",
     "delete-device": "delete_device",
     "delete-me": "delete_me",
@@ -58,6 +62,7 @@ OPERATIONS = {
     "get-match": "get_match",
     "get-me": "get_me",
     "get-message": "get_message",
+    "get-moderation-case": "get_moderation_case",
     "get-my-reliability": "get_my_reliability",
     "get-notification": "get_notification",
     "get-notification-settings": "get_notification_settings",
@@ -82,7 +87,10 @@ OPERATIONS = {
     "list-invitations": "list_invitations",
     "list-matches": "list_matches",
     "list-messages": "list_messages",
+    "list-moderation-audit": "list_moderation_audit",
+    "list-moderation-cases": "list_moderation_cases",
     "list-my-events": "list_my_events",
+    "list-my-moderation-decisions": "list_my_moderation_decisions",
     "list-notifications": "list_notifications",
     "list-places": "list_places",
     "list-sports": "list_sports",
@@ -167,6 +175,13 @@ class Operations:
         """
         return self._request("POST", f"/v1/conversations/{quote(id, safe='')}/members", query=None, body=_given({"user_ids": user_ids}), headers=None, form=False, auth=True, cast=Conversation, request_options=request_options)
 
+    def appeal_moderation_decision(self, id: str, *, details: str, request_options: Optional[Dict[str, Any]] = None) -> Appeal:
+        """Appeal a decision about you.
+
+        POST /v1/moderation/decisions/{id}/appeal (operationId appeal-moderation-decision).
+        """
+        return self._request("POST", f"/v1/moderation/decisions/{quote(id, safe='')}/appeal", query=None, body=_given({"details": details}), headers=None, form=False, auth=True, cast=Appeal, request_options=request_options)
+
     def approve_verification(self, id: str, *, note: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> Verification:
         """Approve a verification request (operators).
 
@@ -201,6 +216,13 @@ class Operations:
         POST /v1/matches/{id}/cancel (operationId cancel-match).
         """
         return self._request("POST", f"/v1/matches/{quote(id, safe='')}/cancel", query=None, body=None, headers=None, form=False, auth=True, cast=Match, request_options=request_options)
+
+    def check_text(self, *, text: str, context: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ModerationResult:
+        """Check a text before sending it.
+
+        POST /v1/moderation/check (operationId check-text).
+        """
+        return self._request("POST", "/v1/moderation/check", query=None, body=_given({"context": context, "text": text}), headers=None, form=False, auth=True, cast=ModerationResult, request_options=request_options)
 
     def create_api_key(self, *, name: str, scopes: Optional[List[str]] = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> APIKey:
         """Create an API key.
@@ -237,12 +259,26 @@ class Operations:
         """
         return self._request("POST", "/v1/matches", query=None, body=_given({"message": message, "sport": sport, "user_id": user_id}), headers=None, form=False, auth=True, cast=Match, request_options=request_options)
 
+    def create_report(self, *, reason: str, target_id: str, target_type: str, block: bool = NOT_GIVEN, details: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ReportOut:
+        """Report a user, a message or an event.
+
+        POST /v1/reports (operationId create-report).
+        """
+        return self._request("POST", "/v1/reports", query=None, body=_given({"block": block, "details": details, "reason": reason, "target_id": target_id, "target_type": target_type}), headers=None, form=False, auth=True, cast=ReportOut, request_options=request_options)
+
     def create_webhook(self, *, events: Optional[List[str]], description: str = NOT_GIVEN, transport: str = NOT_GIVEN, url: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> Webhook:
         """Subscribe a webhook endpoint.
 
         POST /api/v1/webhooks (operationId create-webhook).
         """
         return self._request("POST", "/api/v1/webhooks", query=None, body=_given({"description": description, "events": events, "transport": transport, "url": url}), headers=None, form=False, auth=True, cast=Webhook, request_options=request_options)
+
+    def decide_moderation_case(self, id: str, *, action: str, reason: str, duration_hours: int = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ModerationDecision:
+        """Decide a case (operators).
+
+        POST /v1/moderation/cases/{id}/decision (operationId decide-moderation-case).
+        """
+        return self._request("POST", f"/v1/moderation/cases/{quote(id, safe='')}/decision", query=None, body=_given({"action": action, "duration_hours": duration_hours, "reason": reason}), headers=None, form=False, auth=True, cast=ModerationDecision, request_options=request_options)
 
     def decline_match(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> Match:
         """Decline a match request.
@@ -345,6 +381,13 @@ class Operations:
         GET /v1/messages/{id} (operationId get-message).
         """
         return self._request("GET", f"/v1/messages/{quote(id, safe='')}", query=None, body=None, headers=None, form=False, auth=True, cast=View, request_options=request_options)
+
+    def get_moderation_case(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> ModerationCase:
+        """A case with its reports (operators).
+
+        GET /v1/moderation/cases/{id} (operationId get-moderation-case).
+        """
+        return self._request("GET", f"/v1/moderation/cases/{quote(id, safe='')}", query=None, body=None, headers=None, form=False, auth=True, cast=ModerationCase, request_options=request_options)
 
     def get_my_reliability(self, *, request_options: Optional[Dict[str, Any]] = None) -> EventReliability:
         """Your reliability.
@@ -546,6 +589,28 @@ class Operations:
         """
         return self._request("GET", f"/v1/conversations/{quote(id, safe='')}/messages", query=_given({"limit": limit, "order": order, "before": before, "after": after}), body=None, headers=None, form=False, auth=True, cast=ListView, request_options=request_options)
 
+    def list_moderation_audit(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, subject_id: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListModerationDecision:
+        """Every decision, engine or human (operators).
+
+        GET /v1/moderation/audit (operationId list-moderation-audit).
+        """
+        return self._request("GET", "/v1/moderation/audit", query=_given({"limit": limit, "cursor": cursor, "subject_id": subject_id}), body=None, headers=None, form=False, auth=True, cast=ListModerationDecision, request_options=request_options)
+
+    def list_moderation_audit_iter(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, subject_id: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> Iterator[ModerationDecision]:
+        """Every item of list_moderation_audit, page after page (follows next_cursor)."""
+        return self._auto_page(self.list_moderation_audit, {"limit": limit, "cursor": cursor, "subject_id": subject_id, "request_options": request_options})
+
+    def list_moderation_cases(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, status: str = NOT_GIVEN, kind: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListModerationCase:
+        """The review queue (operators).
+
+        GET /v1/moderation/cases (operationId list-moderation-cases).
+        """
+        return self._request("GET", "/v1/moderation/cases", query=_given({"limit": limit, "cursor": cursor, "status": status, "kind": kind}), body=None, headers=None, form=False, auth=True, cast=ListModerationCase, request_options=request_options)
+
+    def list_moderation_cases_iter(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, status: str = NOT_GIVEN, kind: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> Iterator[ModerationCase]:
+        """Every item of list_moderation_cases, page after page (follows next_cursor)."""
+        return self._auto_page(self.list_moderation_cases, {"limit": limit, "cursor": cursor, "status": status, "kind": kind, "request_options": request_options})
+
     def list_my_events(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, when: str = NOT_GIVEN, role: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListMyEvent:
         """Your events.
 
@@ -556,6 +621,17 @@ class Operations:
     def list_my_events_iter(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, when: str = NOT_GIVEN, role: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> Iterator[MyEvent]:
         """Every item of list_my_events, page after page (follows next_cursor)."""
         return self._auto_page(self.list_my_events, {"limit": limit, "cursor": cursor, "when": when, "role": role, "request_options": request_options})
+
+    def list_my_moderation_decisions(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListModerationDecision:
+        """Decisions about you.
+
+        GET /v1/moderation/decisions (operationId list-my-moderation-decisions).
+        """
+        return self._request("GET", "/v1/moderation/decisions", query=_given({"limit": limit, "cursor": cursor}), body=None, headers=None, form=False, auth=True, cast=ListModerationDecision, request_options=request_options)
+
+    def list_my_moderation_decisions_iter(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> Iterator[ModerationDecision]:
+        """Every item of list_my_moderation_decisions, page after page (follows next_cursor)."""
+        return self._auto_page(self.list_my_moderation_decisions, {"limit": limit, "cursor": cursor, "request_options": request_options})
 
     def list_notifications(self, *, limit: int = NOT_GIVEN, cursor: str = NOT_GIVEN, unread: bool = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListNotification:
         """List your notifications.

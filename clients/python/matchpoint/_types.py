@@ -86,6 +86,23 @@ class AddConversationMembersRequest(Model):
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
+class Appeal(Model):
+    created_at: str
+    decision_id: str
+    details: str
+    id: str
+    # The appeal's case (cas_)
+    object: str
+    status: str
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class AppealModerationDecisionRequest(Model):
+    details: str
+    # Why the decision is wrong
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
 class Authorization(Model):
     client_id: str
     client_name: str
@@ -118,6 +135,13 @@ class ChannelPatch(Model):
     email: Optional[bool] = None
     in_app: Optional[bool] = None
     push: Optional[bool] = None
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class CheckTextRequest(Model):
+    text: str
+    context: Optional[str] = None
+    # Where the text will appear; default message
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -185,6 +209,16 @@ class CreateMatchRequest(Model):
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
+class CreateReportRequest(Model):
+    reason: str
+    target_id: str
+    target_type: str
+    block: Optional[bool] = None
+    # Also block the user reported, or the author of what is reported
+    details: Optional[str] = None
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
 class CreateWebhookRequest(Model):
     events: Optional[List[str]]
     # Event types of section 6.1 or wildcards
@@ -193,6 +227,15 @@ class CreateWebhookRequest(Model):
     # Default https
     url: Optional[str] = None
     # https address of the endpoint
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class DecideModerationCaseRequest(Model):
+    action: str
+    reason: str
+    # Why; shown to the affected user
+    duration_hours: Optional[int] = None
+    # suspend_user: how long; absent: until lifted
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -478,6 +521,24 @@ class ListMatch(Model):
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
+class ListModerationCase(Model):
+    data: Optional[List[ModerationCase]]
+    has_more: bool
+    object: str
+    next_cursor: Optional[str] = None
+    # Pass as cursor to get the next page
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class ListModerationDecision(Model):
+    data: Optional[List[ModerationDecision]]
+    has_more: bool
+    object: str
+    next_cursor: Optional[str] = None
+    # Pass as cursor to get the next page
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
 class ListMyEvent(Model):
     data: Optional[List[MyEvent]]
     has_more: bool
@@ -668,6 +729,93 @@ class MessageDraft(Model):
 @dataclass
 class MessageReadEventData(Model):
     message: MessageData
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class ModerationCase(Model):
+    automated: bool
+    # Automated means (the engine, behaviour signals) flagged it
+    closed_at: Optional[str]
+    created_at: str
+    evidence: Dict[str, str]
+    # The texts as they were when first flagged or reported, kept whatever happens to them
+    held: bool
+    # The content is held until a decision
+    id: str
+    kind: str
+    # content: reports and automated flags about one target; appeal: the affected user contests a decision
+    object: str
+    reasons: Optional[List[str]]
+    # Report reasons, flagged categories and signal:<name> for behaviour signals, merged
+    report_count: int
+    risk_score: float
+    # 0..1; the queue is ordered by it, then by age
+    status: str
+    subject_id: str
+    # The user the case is about: the author, or the reported user
+    subject_risk_score: float
+    # The subject's behaviour risk, 0..1
+    target_id: str
+    target_type: str
+    updated_at: str
+    decision_id: Optional[str] = None
+    # appeal: the decision contested
+    details: Optional[str] = None
+    # appeal: what the user says
+    reports: Optional[List[ReportOut]] = None
+    # The reports, on GET of one case
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class ModerationDecision(Model):
+    action: str
+    # Operators: dismiss, remove_content, release, warn_user, suspend_user (also unsuspend_user from the terminal); the engine: warn, review, block
+    actor_id: Optional[str]
+    # The operator; null for the engine and the terminal
+    automated: bool
+    # Decided by the engine, not a person
+    case_id: Optional[str]
+    categories: Optional[List[str]]
+    created_at: str
+    id: str
+    object: str
+    reason: str
+    subject_id: str
+    target_id: str
+    # Empty for a text refused before it was saved
+    target_type: str
+    ends_at: Optional[str] = None
+    # suspend_user: when the suspension ends
+    engine_version: Optional[str] = None
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class ModerationResult(Model):
+    categories: Dict[str, float]
+    # Every category with its score 0..1: harassment, hate, threat, self_harm, sexual, sexual_minors, personal_data, off_platform, scam, spam, profanity
+    decision: str
+    flagged: Optional[List[str]]
+    # Categories at or above the threshold
+    language: str
+    # ISO 639-1 code of the detected language, or und; only English gets every detector
+    reason: str
+    spans: Optional[List[ModerationSpan]]
+    # Where each flagged category was found
+    support: Optional[ModerationSupport] = None
+    # With self_harm: where to find help
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class ModerationSpan(Model):
+    category: str
+    end: int
+    start: int
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class ModerationSupport(Model):
+    message: str
+    resources: Optional[List[Resource]]
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -905,10 +1053,14 @@ class Problem(Model):
     # What went wrong, for a human
     errors: Optional[List[ProblemField]] = None
     # Every invalid field, when validation found several
+    flagged: Optional[List[str]] = None
+    # content_blocked: the moderation categories that refused the text
     param: Optional[str] = None
     # The offending field, when there is one
     request_id: Optional[str] = None
     # The Request-Id of the request, for support
+    suspended_until: Optional[str] = None
+    # account_suspended: when the suspension ends; absent when it lasts until lifted
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -1131,9 +1283,39 @@ class RenameConversationRequest(Model):
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
+class ReportOut(Model):
+    created_at: str
+    details: str
+    id: str
+    object: str
+    reason: str
+    status: str
+    # open until an operator decides its case
+    target_id: str
+    target_type: str
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
 class RequestVerificationRequest(Model):
     document_type: str
     note: Optional[str] = None
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class Resource(Model):
+    name: str
+    url: str
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class Result(Model):
+    categories: Dict[str, float]
+    decision: str
+    flagged: Optional[List[str]]
+    language: str
+    reason: str
+    spans: Optional[List[Span]]
+    support: Optional[Support] = None
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -1176,6 +1358,13 @@ class Slot(Model):
     # HH:MM, after start
     start: str
     # HH:MM
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class Span(Model):
+    category: str
+    end: int
+    start: int
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -1268,6 +1457,12 @@ class SubscriptionKeys(Model):
     # The 16-byte authentication secret, base64url
     p256dh: str
     # The browser's P-256 public key, base64url
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class Support(Model):
+    message: str
+    resources: Optional[List[Resource]]
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -1371,6 +1566,10 @@ class View(Model):
     sender_deleted: bool
     # The sender's account was deleted: show "deleted user"; the message is a tombstone
     sender_id: str
+    moderation: Optional[Result] = None
+    # The moderation engine's answer when it was not allow: warn (delivered; readers see it too, so their app can ask whether it bothers them), review (held, shown to its sender only; or delivered with support resources for self_harm)
+    status: Optional[str] = None
+    # held: kept for a moderator and not delivered; it goes out if a moderator releases it
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -1474,17 +1673,22 @@ class WebhookVerification(Model):
 APIKey._FIELDS = {"created_at": ("created_at", None), "hint": ("hint", None), "id": ("id", None), "key": ("key", None), "last_used_at": ("last_used_at", None), "name": ("name", None), "object": ("object", None), "revoked_at": ("revoked_at", None), "scopes": ("scopes", ("list", None))}
 AckWebhookDeliveryRequest._FIELDS = {"duration_ms": ("duration_ms", None), "error": ("error", None), "status_code": ("status_code", None)}
 AddConversationMembersRequest._FIELDS = {"user_ids": ("user_ids", ("list", None))}
+Appeal._FIELDS = {"created_at": ("created_at", None), "decision_id": ("decision_id", None), "details": ("details", None), "id": ("id", None), "object": ("object", None), "status": ("status", None)}
+AppealModerationDecisionRequest._FIELDS = {"details": ("details", None)}
 Authorization._FIELDS = {"client_id": ("client_id", None), "client_name": ("client_name", None), "object": ("object", None), "scopes": ("scopes", ("list", None)), "updated_at": ("updated_at", None)}
 Block._FIELDS = {"created_at": ("created_at", None), "object": ("object", None), "user_id": ("user_id", None)}
 ChannelChoice._FIELDS = {"email": ("email", None), "in_app": ("in_app", None), "push": ("push", None)}
 ChannelPatch._FIELDS = {"email": ("email", None), "in_app": ("in_app", None), "push": ("push", None)}
+CheckTextRequest._FIELDS = {"context": ("context", None), "text": ("text", None)}
 Conversation._FIELDS = {"created_at": ("created_at", None), "creator_id": ("creator_id", None), "event_id": ("event_id", None), "id": ("id", None), "last_activity_at": ("last_activity_at", None), "last_message": ("last_message", View), "me": ("me", ConversationMember), "members": ("members", ("list", ConversationMember)), "object": ("object", None), "title": ("title", None), "type": ("type", None), "unread_count": ("unread_count", None), "updated_at": ("updated_at", None)}
 ConversationDraft._FIELDS = {"member_ids": ("member_ids", ("list", None)), "title": ("title", None)}
 ConversationMember._FIELDS = {"joined_at": ("joined_at", None), "last_read_at": ("last_read_at", None), "last_read_message_id": ("last_read_message_id", None), "muted_until": ("muted_until", None), "role": ("role", None), "user_id": ("user_id", None)}
 CreateAPIKeyRequest._FIELDS = {"name": ("name", None), "scopes": ("scopes", ("list", None))}
 CreateCheckInRequest._FIELDS = {"user_id": ("user_id", None)}
 CreateMatchRequest._FIELDS = {"message": ("message", None), "sport": ("sport", None), "user_id": ("user_id", None)}
+CreateReportRequest._FIELDS = {"block": ("block", None), "details": ("details", None), "reason": ("reason", None), "target_id": ("target_id", None), "target_type": ("target_type", None)}
 CreateWebhookRequest._FIELDS = {"description": ("description", None), "events": ("events", ("list", None)), "transport": ("transport", None), "url": ("url", None)}
+DecideModerationCaseRequest._FIELDS = {"action": ("action", None), "duration_hours": ("duration_hours", None), "reason": ("reason", None)}
 Device._FIELDS = {"created_at": ("created_at", None), "id": ("id", None), "last_used_at": ("last_used_at", None), "name": ("name", None), "object": ("object", None), "platform": ("platform", None), "push_service": ("push_service", None), "token_hint": ("token_hint", None)}
 EditMessageRequest._FIELDS = {"body": ("body", None)}
 EventAttendee._FIELDS = {"checked_in": ("checked_in", None), "object": ("object", None), "reliability": ("reliability", EventReliability), "status": ("status", None), "user": ("user", EventPerson), "waitlist_position": ("waitlist_position", None)}
@@ -1511,6 +1715,8 @@ ListDevice._FIELDS = {"data": ("data", ("list", Device)), "has_more": ("has_more
 ListEventAttendee._FIELDS = {"data": ("data", ("list", EventAttendee)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListEventInvitation._FIELDS = {"data": ("data", ("list", EventInvitation)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListMatch._FIELDS = {"data": ("data", ("list", Match)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
+ListModerationCase._FIELDS = {"data": ("data", ("list", ModerationCase)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
+ListModerationDecision._FIELDS = {"data": ("data", ("list", ModerationDecision)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListMyEvent._FIELDS = {"data": ("data", ("list", MyEvent)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListNotification._FIELDS = {"data": ("data", ("list", Notification)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListPlace._FIELDS = {"data": ("data", ("list", Place)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
@@ -1530,6 +1736,11 @@ MatchStats._FIELDS = {"acceptance_rate_received": ("acceptance_rate_received", N
 MessageData._FIELDS = {"conversation_id": ("conversation_id", None), "created_at": ("created_at", None), "id": ("id", None), "read_at": ("read_at", None), "read_by": ("read_by", None), "sender_id": ("sender_id", None), "text": ("text", None)}
 MessageDraft._FIELDS = {"body": ("body", None), "reply_to": ("reply_to", None)}
 MessageReadEventData._FIELDS = {"message": ("message", MessageData)}
+ModerationCase._FIELDS = {"automated": ("automated", None), "closed_at": ("closed_at", None), "created_at": ("created_at", None), "decision_id": ("decision_id", None), "details": ("details", None), "evidence": ("evidence", ("map", None)), "held": ("held", None), "id": ("id", None), "kind": ("kind", None), "object": ("object", None), "reasons": ("reasons", ("list", None)), "report_count": ("report_count", None), "reports": ("reports", ("list", ReportOut)), "risk_score": ("risk_score", None), "status": ("status", None), "subject_id": ("subject_id", None), "subject_risk_score": ("subject_risk_score", None), "target_id": ("target_id", None), "target_type": ("target_type", None), "updated_at": ("updated_at", None)}
+ModerationDecision._FIELDS = {"action": ("action", None), "actor_id": ("actor_id", None), "automated": ("automated", None), "case_id": ("case_id", None), "categories": ("categories", ("list", None)), "created_at": ("created_at", None), "ends_at": ("ends_at", None), "engine_version": ("engine_version", None), "id": ("id", None), "object": ("object", None), "reason": ("reason", None), "subject_id": ("subject_id", None), "target_id": ("target_id", None), "target_type": ("target_type", None)}
+ModerationResult._FIELDS = {"categories": ("categories", ("map", None)), "decision": ("decision", None), "flagged": ("flagged", ("list", None)), "language": ("language", None), "reason": ("reason", None), "spans": ("spans", ("list", ModerationSpan)), "support": ("support", ModerationSupport)}
+ModerationSpan._FIELDS = {"category": ("category", None), "end": ("end", None), "start": ("start", None)}
+ModerationSupport._FIELDS = {"message": ("message", None), "resources": ("resources", ("list", Resource))}
 MuteConversationRequest._FIELDS = {"until": ("until", None)}
 MyEvent._FIELDS = {"attended_count": ("attended_count", None), "cancel_reason": ("cancel_reason", None), "cancelled_at": ("cancelled_at", None), "created_at": ("created_at", None), "creator_id": ("creator_id", None), "date": ("date", None), "description": ("description", None), "distance_km": ("distance_km", None), "end_date": ("end_date", None), "going_count": ("going_count", None), "id": ("id", None), "latitude": ("latitude", None), "location": ("location", None), "longitude": ("longitude", None), "max_participants": ("max_participants", None), "maybe_count": ("maybe_count", None), "no_show_count": ("no_show_count", None), "object": ("object", None), "recurrence": ("recurrence", None), "role": ("role", None), "rsvp_status": ("rsvp_status", None), "series_id": ("series_id", None), "skill_max": ("skill_max", None), "skill_min": ("skill_min", None), "sport": ("sport", None), "spots_left": ("spots_left", None), "status": ("status", None), "timezone": ("timezone", None), "title": ("title", None), "updated_at": ("updated_at", None), "visibility": ("visibility", None), "waitlist_count": ("waitlist_count", None)}
 Notification._FIELDS = {"body": ("body", None), "count": ("count", None), "created_at": ("created_at", None), "data": ("data", ("map", None)), "delivered_at": ("delivered_at", None), "id": ("id", None), "kind": ("kind", None), "object": ("object", None), "read_at": ("read_at", None), "title": ("title", None), "updated_at": ("updated_at", None)}
@@ -1547,7 +1758,7 @@ OauthTokenResponse._FIELDS = {"access_token": ("access_token", None), "expires_i
 Place._FIELDS = {"admin1": ("admin1", None), "admin1_name": ("admin1_name", None), "country": ("country", None), "country_name": ("country_name", None), "label": ("label", None), "latitude": ("latitude", None), "longitude": ("longitude", None), "name": ("name", None), "object": ("object", None), "population": ("population", None), "timezone": ("timezone", None)}
 Privacy._FIELDS = {"discoverable": ("discoverable", None), "profile_visibility": ("profile_visibility", None), "show_location": ("show_location", None)}
 PrivacyPatch._FIELDS = {"discoverable": ("discoverable", None), "profile_visibility": ("profile_visibility", None), "show_location": ("show_location", None)}
-Problem._FIELDS = {"code": ("code", None), "detail": ("detail", None), "errors": ("errors", ("list", ProblemField)), "param": ("param", None), "request_id": ("request_id", None), "status": ("status", None), "title": ("title", None), "type": ("type", None)}
+Problem._FIELDS = {"code": ("code", None), "detail": ("detail", None), "errors": ("errors", ("list", ProblemField)), "flagged": ("flagged", ("list", None)), "param": ("param", None), "request_id": ("request_id", None), "status": ("status", None), "suspended_until": ("suspended_until", None), "title": ("title", None), "type": ("type", None)}
 ProblemField._FIELDS = {"message": ("message", None), "param": ("param", None)}
 Profile._FIELDS = {"availability": ("availability", ("list", Slot)), "bio": ("bio", None), "created_at": ("created_at", None), "email": ("email", None), "first_name": ("first_name", None), "id": ("id", None), "last_name": ("last_name", None), "latitude": ("latitude", None), "location": ("location", None), "location_source": ("location_source", None), "longitude": ("longitude", None), "object": ("object", None), "privacy": ("privacy", Privacy), "skill_levels": ("skill_levels", ("map", None)), "sports": ("sports", ("list", None)), "tier": ("tier", None), "timezone": ("timezone", None), "travel_radius_km": ("travel_radius_km", None), "updated_at": ("updated_at", None), "username": ("username", None), "verified": ("verified", None)}
 ProfilePatch._FIELDS = {"availability": ("availability", ("list", Slot)), "bio": ("bio", None), "first_name": ("first_name", None), "last_name": ("last_name", None), "latitude": ("latitude", None), "location": ("location", None), "longitude": ("longitude", None), "privacy": ("privacy", PrivacyPatch), "skill_levels": ("skill_levels", ("map", None)), "sports": ("sports", ("list", None)), "timezone": ("timezone", None), "travel_radius_km": ("travel_radius_km", None), "username": ("username", None)}
@@ -1564,13 +1775,17 @@ Recommendation._FIELDS = {"common_sports": ("common_sports", ("list", None)), "c
 RecommendedEvent._FIELDS = {"attended_count": ("attended_count", None), "cancel_reason": ("cancel_reason", None), "cancelled_at": ("cancelled_at", None), "created_at": ("created_at", None), "creator_id": ("creator_id", None), "date": ("date", None), "description": ("description", None), "distance_km": ("distance_km", None), "end_date": ("end_date", None), "going_count": ("going_count", None), "id": ("id", None), "latitude": ("latitude", None), "location": ("location", None), "longitude": ("longitude", None), "matches_going": ("matches_going", None), "max_participants": ("max_participants", None), "maybe_count": ("maybe_count", None), "no_show_count": ("no_show_count", None), "object": ("object", None), "recurrence": ("recurrence", None), "score": ("score", None), "series_id": ("series_id", None), "skill_max": ("skill_max", None), "skill_min": ("skill_min", None), "sport": ("sport", None), "spots_left": ("spots_left", None), "status": ("status", None), "timezone": ("timezone", None), "title": ("title", None), "updated_at": ("updated_at", None), "visibility": ("visibility", None), "waitlist_count": ("waitlist_count", None)}
 RegisterDeviceRequest._FIELDS = {"name": ("name", None), "platform": ("platform", None), "subscription": ("subscription", PushSubscription), "token": ("token", None)}
 RenameConversationRequest._FIELDS = {"title": ("title", None)}
+ReportOut._FIELDS = {"created_at": ("created_at", None), "details": ("details", None), "id": ("id", None), "object": ("object", None), "reason": ("reason", None), "status": ("status", None), "target_id": ("target_id", None), "target_type": ("target_type", None)}
 RequestVerificationRequest._FIELDS = {"document_type": ("document_type", None), "note": ("note", None)}
+Resource._FIELDS = {"name": ("name", None), "url": ("url", None)}
+Result._FIELDS = {"categories": ("categories", ("map", None)), "decision": ("decision", None), "flagged": ("flagged", ("list", None)), "language": ("language", None), "reason": ("reason", None), "spans": ("spans", ("list", Span)), "support": ("support", Support)}
 RetryFailedWebhookDeliveriesRequest._FIELDS = {"since": ("since", None)}
 RetryFailedWebhookDeliveriesResponse._FIELDS = {"object": ("object", None), "queued": ("queued", None)}
 ReviewVerificationRequest._FIELDS = {"note": ("note", None)}
 SearchResult._FIELDS = {"conversation_id": ("conversation_id", None), "message": ("message", View), "object": ("object", None), "snippet": ("snippet", None)}
 SetConversationMemberRoleRequest._FIELDS = {"role": ("role", None)}
 Slot._FIELDS = {"day": ("day", None), "end": ("end", None), "start": ("start", None)}
+Span._FIELDS = {"category": ("category", None), "end": ("end", None), "start": ("start", None)}
 Sport._FIELDS = {"name": ("name", None), "object": ("object", None)}
 SportCount._FIELDS = {"count": ("count", None), "sport": ("sport", None)}
 SportsEvent._FIELDS = {"attended_count": ("attended_count", None), "cancel_reason": ("cancel_reason", None), "cancelled_at": ("cancelled_at", None), "created_at": ("created_at", None), "creator_id": ("creator_id", None), "date": ("date", None), "description": ("description", None), "distance_km": ("distance_km", None), "end_date": ("end_date", None), "going_count": ("going_count", None), "id": ("id", None), "latitude": ("latitude", None), "location": ("location", None), "longitude": ("longitude", None), "max_participants": ("max_participants", None), "maybe_count": ("maybe_count", None), "no_show_count": ("no_show_count", None), "object": ("object", None), "recurrence": ("recurrence", None), "series_id": ("series_id", None), "skill_max": ("skill_max", None), "skill_min": ("skill_min", None), "sport": ("sport", None), "spots_left": ("spots_left", None), "status": ("status", None), "timezone": ("timezone", None), "title": ("title", None), "updated_at": ("updated_at", None), "visibility": ("visibility", None), "waitlist_count": ("waitlist_count", None)}
@@ -1578,6 +1793,7 @@ StatsWindow._FIELDS = {"attempts": ("attempts", None), "deliveries": ("deliverie
 StatsWindowDeliveriesStruct._FIELDS = {"failed": ("failed", None), "pending": ("pending", None), "succeeded": ("succeeded", None)}
 StatsWindowLatencyMSStruct._FIELDS = {"p50": ("p50", None), "p95": ("p95", None), "p99": ("p99", None)}
 SubscriptionKeys._FIELDS = {"auth": ("auth", None), "p256dh": ("p256dh", None)}
+Support._FIELDS = {"message": ("message", None), "resources": ("resources", ("list", Resource))}
 Tally._FIELDS = {"accepted": ("accepted", None), "cancelled": ("cancelled", None), "declined": ("declined", None), "expired": ("expired", None), "pending": ("pending", None), "total": ("total", None)}
 TestWebhookRequest._FIELDS = {"event_type": ("event_type", None)}
 UnreadCount._FIELDS = {"count": ("count", None), "object": ("object", None)}
@@ -1588,7 +1804,7 @@ UserDeletedData._FIELDS = {"created_at": ("created_at", None), "deleted": ("dele
 UserDeletedEventData._FIELDS = {"user": ("user", UserDeletedData)}
 VAPIDPublicKey._FIELDS = {"object": ("object", None), "public_key": ("public_key", None)}
 Verification._FIELDS = {"created_at": ("created_at", None), "document_type": ("document_type", None), "id": ("id", None), "note": ("note", None), "object": ("object", None), "review_note": ("review_note", None), "reviewed_at": ("reviewed_at", None), "status": ("status", None), "user_id": ("user_id", None)}
-View._FIELDS = {"body": ("body", None), "conversation_id": ("conversation_id", None), "created_at": ("created_at", None), "deleted": ("deleted", None), "deleted_at": ("deleted_at", None), "edited_at": ("edited_at", None), "id": ("id", None), "last_reply_at": ("last_reply_at", None), "object": ("object", None), "reply_count": ("reply_count", None), "reply_to": ("reply_to", None), "sender_deleted": ("sender_deleted", None), "sender_id": ("sender_id", None)}
+View._FIELDS = {"body": ("body", None), "conversation_id": ("conversation_id", None), "created_at": ("created_at", None), "deleted": ("deleted", None), "deleted_at": ("deleted_at", None), "edited_at": ("edited_at", None), "id": ("id", None), "last_reply_at": ("last_reply_at", None), "moderation": ("moderation", Result), "object": ("object", None), "reply_count": ("reply_count", None), "reply_to": ("reply_to", None), "sender_deleted": ("sender_deleted", None), "sender_id": ("sender_id", None), "status": ("status", None)}
 Webhook._FIELDS = {"created_at": ("created_at", None), "description": ("description", None), "disabled_reason": ("disabled_reason", None), "events": ("events", ("list", None)), "failing_since": ("failing_since", None), "id": ("id", None), "last_verification": ("last_verification", WebhookVerification), "object": ("object", None), "previous_secret_expires_at": ("previous_secret_expires_at", None), "secret": ("secret", None), "status": ("status", None), "transport": ("transport", None), "updated_at": ("updated_at", None), "url": ("url", None), "verified_at": ("verified_at", None)}
 WebhookAttempt._FIELDS = {"duration_ms": ("duration_ms", None), "error": ("error", None), "next_retry_at": ("next_retry_at", None), "number": ("number", None), "response_body": ("response_body", None), "started_at": ("started_at", None), "status_code": ("status_code", None)}
 WebhookData._FIELDS = {"delivery_id": ("delivery_id", None), "failing_since": ("failing_since", None), "id": ("id", None), "last_error": ("last_error", None), "status": ("status", None), "url": ("url", None)}
@@ -1618,4 +1834,4 @@ EVENT_DATA = {
     "webhook.failing": WebhookFailingEventData,
 }
 
-__all__ = ["decode", "encode", "Model", "EVENT_DATA", "API_VERSION", "APIKey", "AckWebhookDeliveryRequest", "AddConversationMembersRequest", "Authorization", "Block", "ChannelChoice", "ChannelPatch", "Conversation", "ConversationDraft", "ConversationMember", "CreateAPIKeyRequest", "CreateCheckInRequest", "CreateMatchRequest", "CreateWebhookRequest", "Device", "EditMessageRequest", "EventAttendee", "EventCancel", "EventCancelledEventData", "EventCheckIn", "EventData", "EventDraft", "EventInvitation", "EventPatch", "EventPerson", "EventRSVP", "EventReliability", "EventRsvpEventData", "EventSeriesPatch", "FindCriteria", "GetWebhookIpRangesResponse", "InviteToEventRequest", "ListAPIKey", "ListAuthorization", "ListBlock", "ListConversation", "ListDevice", "ListEventAttendee", "ListEventInvitation", "ListMatch", "ListMyEvent", "ListNotification", "ListPlace", "ListRecommendation", "ListRecommendedEvent", "ListSearchResult", "ListSport", "ListSportsEvent", "ListVerification", "ListView", "ListWebhook", "ListWebhookDelivery", "Match", "MatchAcceptedEventData", "MatchData", "MatchStats", "MessageData", "MessageDraft", "MessageReadEventData", "MuteConversationRequest", "MyEvent", "Notification", "NotificationData", "NotificationDeliveredEventData", "NotificationSettings", "NotificationSettingsPatch", "NotificationSettingsPatchQuietHours", "OauthAuthorizationServerMetadataResponse", "OauthIntrospectRequest", "OauthIntrospectResponse", "OauthRevokeRequest", "OauthTokenRequest", "OauthTokenResponse", "Place", "Privacy", "PrivacyPatch", "Problem", "ProblemField", "Profile", "ProfilePatch", "PublicProfile", "PushSubscription", "PutRsvpRequest", "QuietHours", "RSVPData", "ReadConversationRequest", "ReadNotificationsRequest", "ReadNotificationsResult", "Reason", "Recommendation", "RecommendedEvent", "RegisterDeviceRequest", "RenameConversationRequest", "RequestVerificationRequest", "RetryFailedWebhookDeliveriesRequest", "RetryFailedWebhookDeliveriesResponse", "ReviewVerificationRequest", "SearchResult", "SetConversationMemberRoleRequest", "Slot", "Sport", "SportCount", "SportsEvent", "StatsWindow", "StatsWindowDeliveriesStruct", "StatsWindowLatencyMSStruct", "SubscriptionKeys", "Tally", "TestWebhookRequest", "UnreadCount", "UpdateWebhookRequest", "UserCreatedEventData", "UserData", "UserDeletedData", "UserDeletedEventData", "VAPIDPublicKey", "Verification", "View", "Webhook", "WebhookAttempt", "WebhookData", "WebhookDelivery", "WebhookFailingEventData", "WebhookStats", "WebhookVerification"]
+__all__ = ["decode", "encode", "Model", "EVENT_DATA", "API_VERSION", "APIKey", "AckWebhookDeliveryRequest", "AddConversationMembersRequest", "Appeal", "AppealModerationDecisionRequest", "Authorization", "Block", "ChannelChoice", "ChannelPatch", "CheckTextRequest", "Conversation", "ConversationDraft", "ConversationMember", "CreateAPIKeyRequest", "CreateCheckInRequest", "CreateMatchRequest", "CreateReportRequest", "CreateWebhookRequest", "DecideModerationCaseRequest", "Device", "EditMessageRequest", "EventAttendee", "EventCancel", "EventCancelledEventData", "EventCheckIn", "EventData", "EventDraft", "EventInvitation", "EventPatch", "EventPerson", "EventRSVP", "EventReliability", "EventRsvpEventData", "EventSeriesPatch", "FindCriteria", "GetWebhookIpRangesResponse", "InviteToEventRequest", "ListAPIKey", "ListAuthorization", "ListBlock", "ListConversation", "ListDevice", "ListEventAttendee", "ListEventInvitation", "ListMatch", "ListModerationCase", "ListModerationDecision", "ListMyEvent", "ListNotification", "ListPlace", "ListRecommendation", "ListRecommendedEvent", "ListSearchResult", "ListSport", "ListSportsEvent", "ListVerification", "ListView", "ListWebhook", "ListWebhookDelivery", "Match", "MatchAcceptedEventData", "MatchData", "MatchStats", "MessageData", "MessageDraft", "MessageReadEventData", "ModerationCase", "ModerationDecision", "ModerationResult", "ModerationSpan", "ModerationSupport", "MuteConversationRequest", "MyEvent", "Notification", "NotificationData", "NotificationDeliveredEventData", "NotificationSettings", "NotificationSettingsPatch", "NotificationSettingsPatchQuietHours", "OauthAuthorizationServerMetadataResponse", "OauthIntrospectRequest", "OauthIntrospectResponse", "OauthRevokeRequest", "OauthTokenRequest", "OauthTokenResponse", "Place", "Privacy", "PrivacyPatch", "Problem", "ProblemField", "Profile", "ProfilePatch", "PublicProfile", "PushSubscription", "PutRsvpRequest", "QuietHours", "RSVPData", "ReadConversationRequest", "ReadNotificationsRequest", "ReadNotificationsResult", "Reason", "Recommendation", "RecommendedEvent", "RegisterDeviceRequest", "RenameConversationRequest", "ReportOut", "RequestVerificationRequest", "Resource", "Result", "RetryFailedWebhookDeliveriesRequest", "RetryFailedWebhookDeliveriesResponse", "ReviewVerificationRequest", "SearchResult", "SetConversationMemberRoleRequest", "Slot", "Span", "Sport", "SportCount", "SportsEvent", "StatsWindow", "StatsWindowDeliveriesStruct", "StatsWindowLatencyMSStruct", "SubscriptionKeys", "Support", "Tally", "TestWebhookRequest", "UnreadCount", "UpdateWebhookRequest", "UserCreatedEventData", "UserData", "UserDeletedData", "UserDeletedEventData", "VAPIDPublicKey", "Verification", "View", "Webhook", "WebhookAttempt", "WebhookData", "WebhookDelivery", "WebhookFailingEventData", "WebhookStats", "WebhookVerification"]

@@ -8,17 +8,21 @@ public let operations: [String: String] = [
     "ack-notification-delivered": "ackNotificationDelivered",
     "ack-webhook-delivery": "ackWebhookDelivery",
     "add-conversation-members": "addConversationMembers",
+    "appeal-moderation-decision": "appealModerationDecision",
     "approve-verification": "approveVerification",
     "block-user": "blockUser",
     "cancel-event": "cancelEvent",
     "cancel-event-series": "cancelEventSeries",
     "cancel-match": "cancelMatch",
+    "check-text": "checkText",
     "create-api-key": "createApiKey",
     "create-check-in": "createCheckIn",
     "create-conversation": "createConversation",
     "create-event": "createEvent",
     "create-match": "createMatch",
+    "create-report": "createReport",
     "create-webhook": "createWebhook",
+    "decide-moderation-case": "decideModerationCase",
     "decline-match": "declineMatch",
     "delete-device": "deleteDevice",
     "delete-me": "deleteMe",
@@ -33,6 +37,7 @@ public let operations: [String: String] = [
     "get-match": "getMatch",
     "get-me": "getMe",
     "get-message": "getMessage",
+    "get-moderation-case": "getModerationCase",
     "get-my-reliability": "getMyReliability",
     "get-notification": "getNotification",
     "get-notification-settings": "getNotificationSettings",
@@ -57,7 +62,10 @@ public let operations: [String: String] = [
     "list-invitations": "listInvitations",
     "list-matches": "listMatches",
     "list-messages": "listMessages",
+    "list-moderation-audit": "listModerationAudit",
+    "list-moderation-cases": "listModerationCases",
     "list-my-events": "listMyEvents",
+    "list-my-moderation-decisions": "listMyModerationDecisions",
     "list-notifications": "listNotifications",
     "list-places": "listPlaces",
     "list-sports": "listSports",
@@ -147,6 +155,15 @@ extension Matchpoint {
 }
 
 extension Matchpoint {
+    /// Appeal a decision about you.
+    /// 
+    /// POST /v1/moderation/decisions/{id}/appeal (operationId appeal-moderation-decision).
+    public func appealModerationDecision(id: String, _ body: AppealModerationDecisionRequest) async throws -> Appeal {
+        return try await request(method: "POST", path: "/v1/moderation/decisions/\(escapePath(id))/appeal", query: [], headers: [:], body: body, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
     /// Approve a verification request (operators).
     /// 
     /// POST /v1/verifications/{id}/approve (operationId approve-verification).
@@ -188,6 +205,15 @@ extension Matchpoint {
     /// POST /v1/matches/{id}/cancel (operationId cancel-match).
     public func cancelMatch(id: String) async throws -> Match {
         return try await request(method: "POST", path: "/v1/matches/\(escapePath(id))/cancel", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
+    /// Check a text before sending it.
+    /// 
+    /// POST /v1/moderation/check (operationId check-text).
+    public func checkText(_ body: CheckTextRequest) async throws -> ModerationResult {
+        return try await request(method: "POST", path: "/v1/moderation/check", query: [], headers: [:], body: body, form: false, auth: true)
     }
 }
 
@@ -237,11 +263,29 @@ extension Matchpoint {
 }
 
 extension Matchpoint {
+    /// Report a user, a message or an event.
+    /// 
+    /// POST /v1/reports (operationId create-report).
+    public func createReport(_ body: CreateReportRequest) async throws -> ReportOut {
+        return try await request(method: "POST", path: "/v1/reports", query: [], headers: [:], body: body, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
     /// Subscribe a webhook endpoint.
     /// 
     /// POST /api/v1/webhooks (operationId create-webhook).
     public func createWebhook(_ body: CreateWebhookRequest) async throws -> Webhook {
         return try await request(method: "POST", path: "/api/v1/webhooks", query: [], headers: [:], body: body, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
+    /// Decide a case (operators).
+    /// 
+    /// POST /v1/moderation/cases/{id}/decision (operationId decide-moderation-case).
+    public func decideModerationCase(id: String, _ body: DecideModerationCaseRequest) async throws -> ModerationDecision {
+        return try await request(method: "POST", path: "/v1/moderation/cases/\(escapePath(id))/decision", query: [], headers: [:], body: body, form: false, auth: true)
     }
 }
 
@@ -390,6 +434,15 @@ extension Matchpoint {
     /// GET /v1/messages/{id} (operationId get-message).
     public func getMessage(id: String) async throws -> View {
         return try await request(method: "GET", path: "/v1/messages/\(escapePath(id))", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
+    /// A case with its reports (operators).
+    /// 
+    /// GET /v1/moderation/cases/{id} (operationId get-moderation-case).
+    public func getModerationCase(id: String) async throws -> ModerationCase {
+        return try await request(method: "GET", path: "/v1/moderation/cases/\(escapePath(id))", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
     }
 }
 
@@ -1068,6 +1121,124 @@ extension Matchpoint {
     }
 }
 
+/// The query and header parameters of listModerationAudit.
+public struct ListModerationAuditParams: Sendable {
+    /// How many items to return (1-100)
+    public var limit: Int?
+    /// next_cursor of the previous page
+    public var cursor: String?
+    /// Only decisions about this user
+    public var subjectId: String?
+
+    public init(limit: Int? = nil, cursor: String? = nil, subjectId: String? = nil) {
+        self.limit = limit
+        self.cursor = cursor
+        self.subjectId = subjectId
+    }
+
+    func encode() -> (query: [URLQueryItem], headers: [String: String]) {
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        add(&encodedQuery, "subject_id", subjectId)
+        return (encodedQuery, encodedHeaders)
+    }
+}
+
+extension Matchpoint {
+    /// Every decision, engine or human (operators).
+    /// 
+    /// GET /v1/moderation/audit (operationId list-moderation-audit).
+    public func listModerationAudit(_ params: ListModerationAuditParams = .init()) async throws -> ListModerationDecision {
+        let encoded = params.encode()
+        return try await request(method: "GET", path: "/v1/moderation/audit", query: encoded.query, headers: encoded.headers, body: nil as Empty?, form: false, auth: true)
+    }
+    /// Every item of listModerationAudit, page after page (follows next_cursor).
+    public func listModerationAuditAutoPaging(_ params: ListModerationAuditParams = .init()) -> AsyncThrowingStream<ModerationDecision, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var params = params
+                    while true {
+                        let page = try await self.listModerationAudit(params)
+                        for item in page.data ?? [] {
+                            continuation.yield(item)
+                        }
+                        guard page.hasMore, let next = page.nextCursor, !next.isEmpty else { break }
+                        params.cursor = next
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// The query and header parameters of listModerationCases.
+public struct ListModerationCasesParams: Sendable {
+    /// How many items to return (1-100)
+    public var limit: Int?
+    /// next_cursor of the previous page
+    public var cursor: String?
+    /// Only cases in this status
+    public var status: String?
+    /// Only cases of this kind
+    public var kind: String?
+
+    public init(limit: Int? = nil, cursor: String? = nil, status: String? = nil, kind: String? = nil) {
+        self.limit = limit
+        self.cursor = cursor
+        self.status = status
+        self.kind = kind
+    }
+
+    func encode() -> (query: [URLQueryItem], headers: [String: String]) {
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        add(&encodedQuery, "status", status)
+        add(&encodedQuery, "kind", kind)
+        return (encodedQuery, encodedHeaders)
+    }
+}
+
+extension Matchpoint {
+    /// The review queue (operators).
+    /// 
+    /// GET /v1/moderation/cases (operationId list-moderation-cases).
+    public func listModerationCases(_ params: ListModerationCasesParams = .init()) async throws -> ListModerationCase {
+        let encoded = params.encode()
+        return try await request(method: "GET", path: "/v1/moderation/cases", query: encoded.query, headers: encoded.headers, body: nil as Empty?, form: false, auth: true)
+    }
+    /// Every item of listModerationCases, page after page (follows next_cursor).
+    public func listModerationCasesAutoPaging(_ params: ListModerationCasesParams = .init()) -> AsyncThrowingStream<ModerationCase, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var params = params
+                    while true {
+                        let page = try await self.listModerationCases(params)
+                        for item in page.data ?? [] {
+                            continuation.yield(item)
+                        }
+                        guard page.hasMore, let next = page.nextCursor, !next.isEmpty else { break }
+                        params.cursor = next
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
 /// The query and header parameters of listMyEvents.
 public struct ListMyEventsParams: Sendable {
     /// How many items to return (1-100)
@@ -1112,6 +1283,59 @@ extension Matchpoint {
                     var params = params
                     while true {
                         let page = try await self.listMyEvents(params)
+                        for item in page.data ?? [] {
+                            continuation.yield(item)
+                        }
+                        guard page.hasMore, let next = page.nextCursor, !next.isEmpty else { break }
+                        params.cursor = next
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// The query and header parameters of listMyModerationDecisions.
+public struct ListMyModerationDecisionsParams: Sendable {
+    /// How many items to return (1-100)
+    public var limit: Int?
+    /// next_cursor of the previous page
+    public var cursor: String?
+
+    public init(limit: Int? = nil, cursor: String? = nil) {
+        self.limit = limit
+        self.cursor = cursor
+    }
+
+    func encode() -> (query: [URLQueryItem], headers: [String: String]) {
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "limit", limit)
+        add(&encodedQuery, "cursor", cursor)
+        return (encodedQuery, encodedHeaders)
+    }
+}
+
+extension Matchpoint {
+    /// Decisions about you.
+    /// 
+    /// GET /v1/moderation/decisions (operationId list-my-moderation-decisions).
+    public func listMyModerationDecisions(_ params: ListMyModerationDecisionsParams = .init()) async throws -> ListModerationDecision {
+        let encoded = params.encode()
+        return try await request(method: "GET", path: "/v1/moderation/decisions", query: encoded.query, headers: encoded.headers, body: nil as Empty?, form: false, auth: true)
+    }
+    /// Every item of listMyModerationDecisions, page after page (follows next_cursor).
+    public func listMyModerationDecisionsAutoPaging(_ params: ListMyModerationDecisionsParams = .init()) -> AsyncThrowingStream<ModerationDecision, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var params = params
+                    while true {
+                        let page = try await self.listMyModerationDecisions(params)
                         for item in page.data ?? [] {
                             continuation.yield(item)
                         }

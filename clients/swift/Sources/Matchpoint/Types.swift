@@ -75,6 +75,47 @@ public struct AddConversationMembersRequest: Codable, Sendable {
     }
 }
 
+public struct Appeal: Codable, Sendable {
+    public var createdAt: String
+    public var decisionId: String
+    public var details: String
+    /// The appeal's case (cas_)
+    public var id: String
+    public var object: String
+    public var status: String
+
+    public init(createdAt: String, decisionId: String, details: String, id: String, object: String, status: String) {
+        self.createdAt = createdAt
+        self.decisionId = decisionId
+        self.details = details
+        self.id = id
+        self.object = object
+        self.status = status
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case createdAt = "created_at"
+        case decisionId = "decision_id"
+        case details
+        case id
+        case object
+        case status
+    }
+}
+
+public struct AppealModerationDecisionRequest: Codable, Sendable {
+    /// Why the decision is wrong
+    public var details: String
+
+    public init(details: String) {
+        self.details = details
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case details
+    }
+}
+
 public struct Authorization: Codable, Sendable {
     public var clientId: String
     public var clientName: String
@@ -155,6 +196,22 @@ public struct ChannelPatch: Codable, Sendable {
         case email
         case inApp = "in_app"
         case push
+    }
+}
+
+public struct CheckTextRequest: Codable, Sendable {
+    /// Where the text will appear; default message
+    public var context: String?
+    public var text: String
+
+    public init(context: String? = nil, text: String) {
+        self.context = context
+        self.text = text
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case context
+        case text
     }
 }
 
@@ -306,6 +363,31 @@ public struct CreateMatchRequest: Codable, Sendable {
     }
 }
 
+public struct CreateReportRequest: Codable, Sendable {
+    /// Also block the user reported, or the author of what is reported
+    public var block: Bool?
+    public var details: String?
+    public var reason: String
+    public var targetId: String
+    public var targetType: String
+
+    public init(block: Bool? = nil, details: String? = nil, reason: String, targetId: String, targetType: String) {
+        self.block = block
+        self.details = details
+        self.reason = reason
+        self.targetId = targetId
+        self.targetType = targetType
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case block
+        case details
+        case reason
+        case targetId = "target_id"
+        case targetType = "target_type"
+    }
+}
+
 public struct CreateWebhookRequest: Codable, Sendable {
     public var description: String?
     /// Event types of section 6.1 or wildcards
@@ -327,6 +409,26 @@ public struct CreateWebhookRequest: Codable, Sendable {
         case events
         case transport
         case url
+    }
+}
+
+public struct DecideModerationCaseRequest: Codable, Sendable {
+    public var action: String
+    /// suspend_user: how long; absent: until lifted
+    public var durationHours: Int?
+    /// Why; shown to the affected user
+    public var reason: String
+
+    public init(action: String, durationHours: Int? = nil, reason: String) {
+        self.action = action
+        self.durationHours = durationHours
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case action
+        case durationHours = "duration_hours"
+        case reason
     }
 }
 
@@ -1006,6 +1108,50 @@ public struct ListMatch: Codable, Sendable {
     }
 }
 
+public struct ListModerationCase: Codable, Sendable {
+    public var data: [ModerationCase]?
+    public var hasMore: Bool
+    /// Pass as cursor to get the next page
+    public var nextCursor: String?
+    public var object: String
+
+    public init(data: [ModerationCase]? = nil, hasMore: Bool, nextCursor: String? = nil, object: String) {
+        self.data = data
+        self.hasMore = hasMore
+        self.nextCursor = nextCursor
+        self.object = object
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data
+        case hasMore = "has_more"
+        case nextCursor = "next_cursor"
+        case object
+    }
+}
+
+public struct ListModerationDecision: Codable, Sendable {
+    public var data: [ModerationDecision]?
+    public var hasMore: Bool
+    /// Pass as cursor to get the next page
+    public var nextCursor: String?
+    public var object: String
+
+    public init(data: [ModerationDecision]? = nil, hasMore: Bool, nextCursor: String? = nil, object: String) {
+        self.data = data
+        self.hasMore = hasMore
+        self.nextCursor = nextCursor
+        self.object = object
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data
+        case hasMore = "has_more"
+        case nextCursor = "next_cursor"
+        case object
+    }
+}
+
 public struct ListMyEvent: Codable, Sendable {
     public var data: [MyEvent]?
     public var hasMore: Bool
@@ -1469,6 +1615,210 @@ public struct MessageReadEventData: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case message
+    }
+}
+
+public struct ModerationCase: Codable, Sendable {
+    /// Automated means (the engine, behaviour signals) flagged it
+    public var automated: Bool
+    public var closedAt: String?
+    public var createdAt: String
+    /// appeal: the decision contested
+    public var decisionId: String?
+    /// appeal: what the user says
+    public var details: String?
+    /// The texts as they were when first flagged or reported, kept whatever happens to them
+    public var evidence: [String: String]
+    /// The content is held until a decision
+    public var held: Bool
+    public var id: String
+    /// content: reports and automated flags about one target; appeal: the affected user contests a decision
+    public var kind: String
+    public var object: String
+    /// Report reasons, flagged categories and signal:<name> for behaviour signals, merged
+    public var reasons: [String]?
+    public var reportCount: Int
+    /// The reports, on GET of one case
+    public var reports: [ReportOut]?
+    /// 0..1; the queue is ordered by it, then by age
+    public var riskScore: Double
+    public var status: String
+    /// The user the case is about: the author, or the reported user
+    public var subjectId: String
+    /// The subject's behaviour risk, 0..1
+    public var subjectRiskScore: Double
+    public var targetId: String
+    public var targetType: String
+    public var updatedAt: String
+
+    public init(automated: Bool, closedAt: String? = nil, createdAt: String, decisionId: String? = nil, details: String? = nil, evidence: [String: String], held: Bool, id: String, kind: String, object: String, reasons: [String]? = nil, reportCount: Int, reports: [ReportOut]? = nil, riskScore: Double, status: String, subjectId: String, subjectRiskScore: Double, targetId: String, targetType: String, updatedAt: String) {
+        self.automated = automated
+        self.closedAt = closedAt
+        self.createdAt = createdAt
+        self.decisionId = decisionId
+        self.details = details
+        self.evidence = evidence
+        self.held = held
+        self.id = id
+        self.kind = kind
+        self.object = object
+        self.reasons = reasons
+        self.reportCount = reportCount
+        self.reports = reports
+        self.riskScore = riskScore
+        self.status = status
+        self.subjectId = subjectId
+        self.subjectRiskScore = subjectRiskScore
+        self.targetId = targetId
+        self.targetType = targetType
+        self.updatedAt = updatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case automated
+        case closedAt = "closed_at"
+        case createdAt = "created_at"
+        case decisionId = "decision_id"
+        case details
+        case evidence
+        case held
+        case id
+        case kind
+        case object
+        case reasons
+        case reportCount = "report_count"
+        case reports
+        case riskScore = "risk_score"
+        case status
+        case subjectId = "subject_id"
+        case subjectRiskScore = "subject_risk_score"
+        case targetId = "target_id"
+        case targetType = "target_type"
+        case updatedAt = "updated_at"
+    }
+}
+
+public struct ModerationDecision: Codable, Sendable {
+    /// Operators: dismiss, remove_content, release, warn_user, suspend_user (also unsuspend_user from the terminal); the engine: warn, review, block
+    public var action: String
+    /// The operator; null for the engine and the terminal
+    public var actorId: String?
+    /// Decided by the engine, not a person
+    public var automated: Bool
+    public var caseId: String?
+    public var categories: [String]?
+    public var createdAt: String
+    /// suspend_user: when the suspension ends
+    public var endsAt: String?
+    public var engineVersion: String?
+    public var id: String
+    public var object: String
+    public var reason: String
+    public var subjectId: String
+    /// Empty for a text refused before it was saved
+    public var targetId: String
+    public var targetType: String
+
+    public init(action: String, actorId: String? = nil, automated: Bool, caseId: String? = nil, categories: [String]? = nil, createdAt: String, endsAt: String? = nil, engineVersion: String? = nil, id: String, object: String, reason: String, subjectId: String, targetId: String, targetType: String) {
+        self.action = action
+        self.actorId = actorId
+        self.automated = automated
+        self.caseId = caseId
+        self.categories = categories
+        self.createdAt = createdAt
+        self.endsAt = endsAt
+        self.engineVersion = engineVersion
+        self.id = id
+        self.object = object
+        self.reason = reason
+        self.subjectId = subjectId
+        self.targetId = targetId
+        self.targetType = targetType
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case action
+        case actorId = "actor_id"
+        case automated
+        case caseId = "case_id"
+        case categories
+        case createdAt = "created_at"
+        case endsAt = "ends_at"
+        case engineVersion = "engine_version"
+        case id
+        case object
+        case reason
+        case subjectId = "subject_id"
+        case targetId = "target_id"
+        case targetType = "target_type"
+    }
+}
+
+public struct ModerationResult: Codable, Sendable {
+    /// Every category with its score 0..1: harassment, hate, threat, self_harm, sexual, sexual_minors, personal_data, off_platform, scam, spam, profanity
+    public var categories: [String: Double]
+    public var decision: String
+    /// Categories at or above the threshold
+    public var flagged: [String]?
+    /// ISO 639-1 code of the detected language, or und; only English gets every detector
+    public var language: String
+    public var reason: String
+    /// Where each flagged category was found
+    public var spans: [ModerationSpan]?
+    /// With self_harm: where to find help
+    public var support: ModerationSupport?
+
+    public init(categories: [String: Double], decision: String, flagged: [String]? = nil, language: String, reason: String, spans: [ModerationSpan]? = nil, support: ModerationSupport? = nil) {
+        self.categories = categories
+        self.decision = decision
+        self.flagged = flagged
+        self.language = language
+        self.reason = reason
+        self.spans = spans
+        self.support = support
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case categories
+        case decision
+        case flagged
+        case language
+        case reason
+        case spans
+        case support
+    }
+}
+
+public struct ModerationSpan: Codable, Sendable {
+    public var category: String
+    public var end: Int
+    public var start: Int
+
+    public init(category: String, end: Int, start: Int) {
+        self.category = category
+        self.end = end
+        self.start = start
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case category
+        case end
+        case start
+    }
+}
+
+public struct ModerationSupport: Codable, Sendable {
+    public var message: String
+    public var resources: [Resource]?
+
+    public init(message: String, resources: [Resource]? = nil) {
+        self.message = message
+        self.resources = resources
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case message
+        case resources
     }
 }
 
@@ -2001,24 +2351,30 @@ public struct Problem: Codable, Sendable {
     public var detail: String?
     /// Every invalid field, when validation found several
     public var errors: [ProblemField]?
+    /// content_blocked: the moderation categories that refused the text
+    public var flagged: [String]?
     /// The offending field, when there is one
     public var param: String?
     /// The Request-Id of the request, for support
     public var requestId: String?
     /// HTTP status code
     public var status: Int
+    /// account_suspended: when the suspension ends; absent when it lasts until lifted
+    public var suspendedUntil: String?
     /// Short summary of the status
     public var title: String
     /// Address of this error's entry in the error reference
     public var type: String
 
-    public init(code: String, detail: String? = nil, errors: [ProblemField]? = nil, param: String? = nil, requestId: String? = nil, status: Int, title: String, type: String) {
+    public init(code: String, detail: String? = nil, errors: [ProblemField]? = nil, flagged: [String]? = nil, param: String? = nil, requestId: String? = nil, status: Int, suspendedUntil: String? = nil, title: String, type: String) {
         self.code = code
         self.detail = detail
         self.errors = errors
+        self.flagged = flagged
         self.param = param
         self.requestId = requestId
         self.status = status
+        self.suspendedUntil = suspendedUntil
         self.title = title
         self.type = type
     }
@@ -2027,9 +2383,11 @@ public struct Problem: Codable, Sendable {
         case code
         case detail
         case errors
+        case flagged
         case param
         case requestId = "request_id"
         case status
+        case suspendedUntil = "suspended_until"
         case title
         case type
     }
@@ -2558,6 +2916,40 @@ public struct RenameConversationRequest: Codable, Sendable {
     }
 }
 
+public struct ReportOut: Codable, Sendable {
+    public var createdAt: String
+    public var details: String
+    public var id: String
+    public var object: String
+    public var reason: String
+    /// open until an operator decides its case
+    public var status: String
+    public var targetId: String
+    public var targetType: String
+
+    public init(createdAt: String, details: String, id: String, object: String, reason: String, status: String, targetId: String, targetType: String) {
+        self.createdAt = createdAt
+        self.details = details
+        self.id = id
+        self.object = object
+        self.reason = reason
+        self.status = status
+        self.targetId = targetId
+        self.targetType = targetType
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case createdAt = "created_at"
+        case details
+        case id
+        case object
+        case reason
+        case status
+        case targetId = "target_id"
+        case targetType = "target_type"
+    }
+}
+
 public struct RequestVerificationRequest: Codable, Sendable {
     public var documentType: String
     public var note: String?
@@ -2570,6 +2962,51 @@ public struct RequestVerificationRequest: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case documentType = "document_type"
         case note
+    }
+}
+
+public struct Resource: Codable, Sendable {
+    public var name: String
+    public var url: String
+
+    public init(name: String, url: String) {
+        self.name = name
+        self.url = url
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name
+        case url
+    }
+}
+
+public struct Result: Codable, Sendable {
+    public var categories: [String: Double]
+    public var decision: String
+    public var flagged: [String]?
+    public var language: String
+    public var reason: String
+    public var spans: [Span]?
+    public var support: Support?
+
+    public init(categories: [String: Double], decision: String, flagged: [String]? = nil, language: String, reason: String, spans: [Span]? = nil, support: Support? = nil) {
+        self.categories = categories
+        self.decision = decision
+        self.flagged = flagged
+        self.language = language
+        self.reason = reason
+        self.spans = spans
+        self.support = support
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case categories
+        case decision
+        case flagged
+        case language
+        case reason
+        case spans
+        case support
     }
 }
 
@@ -2664,6 +3101,24 @@ public struct Slot: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case day
+        case end
+        case start
+    }
+}
+
+public struct Span: Codable, Sendable {
+    public var category: String
+    public var end: Int
+    public var start: Int
+
+    public init(category: String, end: Int, start: Int) {
+        self.category = category
+        self.end = end
+        self.start = start
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case category
         case end
         case start
     }
@@ -2888,6 +3343,21 @@ public struct SubscriptionKeys: Codable, Sendable {
     }
 }
 
+public struct Support: Codable, Sendable {
+    public var message: String
+    public var resources: [Resource]?
+
+    public init(message: String, resources: [Resource]? = nil) {
+        self.message = message
+        self.resources = resources
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case message
+        case resources
+    }
+}
+
 public struct Tally: Codable, Sendable {
     public var accepted: Int
     public var cancelled: Int
@@ -3106,6 +3576,8 @@ public struct View: Codable, Sendable {
     public var editedAt: String?
     public var id: String
     public var lastReplyAt: String?
+    /// The moderation engine's answer when it was not allow: warn (delivered; readers see it too, so their app can ask whether it bothers them), review (held, shown to its sender only; or delivered with support resources for self_harm)
+    public var moderation: Result?
     public var object: String
     /// Replies in this message's thread
     public var replyCount: Int
@@ -3114,8 +3586,10 @@ public struct View: Codable, Sendable {
     /// The sender's account was deleted: show "deleted user"; the message is a tombstone
     public var senderDeleted: Bool
     public var senderId: String
+    /// held: kept for a moderator and not delivered; it goes out if a moderator releases it
+    public var status: String?
 
-    public init(body: String? = nil, conversationId: String, createdAt: String, deleted: Bool, deletedAt: String? = nil, editedAt: String? = nil, id: String, lastReplyAt: String? = nil, object: String, replyCount: Int, replyTo: String? = nil, senderDeleted: Bool, senderId: String) {
+    public init(body: String? = nil, conversationId: String, createdAt: String, deleted: Bool, deletedAt: String? = nil, editedAt: String? = nil, id: String, lastReplyAt: String? = nil, moderation: Result? = nil, object: String, replyCount: Int, replyTo: String? = nil, senderDeleted: Bool, senderId: String, status: String? = nil) {
         self.body = body
         self.conversationId = conversationId
         self.createdAt = createdAt
@@ -3124,11 +3598,13 @@ public struct View: Codable, Sendable {
         self.editedAt = editedAt
         self.id = id
         self.lastReplyAt = lastReplyAt
+        self.moderation = moderation
         self.object = object
         self.replyCount = replyCount
         self.replyTo = replyTo
         self.senderDeleted = senderDeleted
         self.senderId = senderId
+        self.status = status
     }
 
     enum CodingKeys: String, CodingKey {
@@ -3140,11 +3616,13 @@ public struct View: Codable, Sendable {
         case editedAt = "edited_at"
         case id
         case lastReplyAt = "last_reply_at"
+        case moderation
         case object
         case replyCount = "reply_count"
         case replyTo = "reply_to"
         case senderDeleted = "sender_deleted"
         case senderId = "sender_id"
+        case status
     }
 }
 
