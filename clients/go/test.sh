@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 command -v go >/dev/null || { echo "go is not installed"; exit 77; }
 if [ -z "${MATCHPOINT_BASE_URL:-}" ]; then
   cd "$here/../.."
-  exec go test -count=1 -v -run 'TestClientLibraries/^go$' ./clients/
+  exec go test -count=1 -v ./clients/contract/go/
 fi
 cd "$here"
 gofmt_out=$(gofmt -l .)

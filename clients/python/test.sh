@@ -13,7 +13,7 @@ py=$(command -v python3 || true)
 if [ -z "${MATCHPOINT_BASE_URL:-}" ]; then
   command -v go >/dev/null || { echo "go is needed to start a service"; exit 77; }
   cd "$here/../.."
-  exec go test -count=1 -v -run 'TestClientLibraries/^python$' ./clients/
+  exec go test -count=1 -v ./clients/contract/python/
 fi
 # The package and its tests are Python 3.9 syntax (the oldest supported).
 "$py" - "$here" <<'PY'

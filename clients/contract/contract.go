@@ -1,8 +1,10 @@
-// Package clients holds the client libraries (one folder per language) and
-// this test, which runs each library's own test script against a real
+// Package contract runs a client library's own test script against a real
 // service: clients/<lang>/test.sh, with the environment of DECISIONS.md
-// ("Client libraries against a given server").
-package clients
+// ("Client libraries against a given server"). Each library has a test
+// package of its own under clients/contract/<lang>, so that each is a test
+// binary of its own: go test runs them side by side, each within its own
+// time limit.
+package contract
 
 import (
 	"bytes"
@@ -40,35 +42,29 @@ var toolchains = map[string][]string{
 // convention of automake's test harness).
 const skipStatus = 77
 
-// TestClientLibraries runs every clients/*/test.sh against its own fresh
-// service, so that one library's scenario cannot trip over another's
-// matches and events: on SQLite, and on PostgreSQL when
-// MATCHPOINT_TEST_POSTGRES_URL is set.
-func TestClientLibraries(t *testing.T) {
+// Run runs clients/<lang>/test.sh against its own fresh service, so that
+// one library's scenario cannot trip over another's matches and events: on
+// SQLite, and on PostgreSQL when MATCHPOINT_TEST_POSTGRES_URL is set. It
+// skips when the language's toolchain is missing, and says which.
+func Run(t *testing.T, lang string) {
 	if testing.Short() {
-		t.Skip("builds and runs every client library's tests")
+		t.Skip("builds and runs a client library's tests")
 	}
 	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Dir(file)
-	scripts, err := filepath.Glob(filepath.Join(dir, "*", "test.sh"))
-	if err != nil || len(scripts) == 0 {
-		t.Fatalf("no clients/*/test.sh found (%v)", err)
+	script := filepath.Join(filepath.Dir(filepath.Dir(file)), lang, "test.sh")
+	if _, err := os.Stat(script); err != nil {
+		t.Fatalf("no test script for %s: %v", lang, err)
 	}
-	for _, script := range scripts {
-		lang := filepath.Base(filepath.Dir(script))
-		t.Run(lang, func(t *testing.T) {
-			for _, tool := range toolchains[lang] {
-				if _, err := exec.LookPath(tool); err != nil {
-					t.Skipf("%s's toolchain is missing here: no %s on PATH", lang, tool)
-				}
-			}
-			// On each engine in turn: the libraries' scenarios cross
-			// every layer down to the database.
-			for _, d := range testdb.Engines() {
-				t.Run(string(d), func(t *testing.T) {
-					runScript(t, script, startServer(t, d))
-				})
-			}
+	for _, tool := range toolchains[lang] {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s's toolchain is missing here: no %s on PATH", lang, tool)
+		}
+	}
+	// On each engine in turn: the libraries' scenarios cross every layer
+	// down to the database.
+	for _, d := range testdb.Engines() {
+		t.Run(string(d), func(t *testing.T) {
+			runScript(t, script, startServer(t, d))
 		})
 	}
 }
