@@ -181,8 +181,8 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Limiter: a.Limiter, AnonymousLimit: cfg.AnonymousLimit,
 		Webhooks: a.Webhooks, Matching: a.Matching, Places: geo.Default,
 		Notifications: a.Notifications, Events: a.Events,
-		Stream: a.Stream, StreamHeartbeat: cfg.Stream.Heartbeat,
 		Messaging: a.Messaging,
+		Stream:    a.Stream, StreamHeartbeat: cfg.Stream.Heartbeat,
 	})
 	// Load the gazetteer now, beside everything else, rather than on the
 	// first request that resolves a place: that request would otherwise wait

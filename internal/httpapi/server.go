@@ -59,11 +59,11 @@ type Deps struct {
 	Matching       *matching.Service
 	Places         func() *geo.Gazetteer // the gazetteer, loaded on first use
 	Notifications  *notifications.Service
+	Messaging      *messaging.Service
 	// The real-time stream: this node's hub, and how often an idle stream
 	// gets a heartbeat (default 15 s).
 	Stream          *stream.Hub
 	StreamHeartbeat time.Duration
-	Messaging       *messaging.Service
 }
 
 type server struct {
@@ -91,10 +91,10 @@ type server struct {
 	matching       *matching.Service
 	places         func() *geo.Gazetteer
 	notifications  *notifications.Service
+	messaging      *messaging.Service
 
 	stream          *stream.Hub
 	streamHeartbeat time.Duration
-	messaging       *messaging.Service
 }
 
 var installErrors sync.Once
@@ -116,8 +116,11 @@ func New(d Deps) http.Handler {
 		problems: &problems{docsURL: d.DocsURL}, clientIP: d.ClientIP,
 		matching: d.Matching, places: d.Places,
 		notifications: d.Notifications, events: d.Events,
-		stream: d.Stream, streamHeartbeat: d.StreamHeartbeat,
 		messaging: d.Messaging,
+		stream:    d.Stream, streamHeartbeat: d.StreamHeartbeat,
+	}
+	if s.streamHeartbeat <= 0 {
+		s.streamHeartbeat = 15 * time.Second
 	}
 	if s.clientIP == nil {
 		s.clientIP = clientip.New(nil)
