@@ -77,6 +77,8 @@ type Hub struct {
 
 	ready   chan struct{} // closed once the head is known
 	stopped chan struct{} // closed when Run returns
+	runCtx  context.Context
+	listens sync.Once // the listener starts with the first connection
 
 	mu      sync.Mutex
 	horizon int64 // every row with seq <= horizon has been handed out (or given up, see deliver)
@@ -162,8 +164,8 @@ func (h *Hub) Run(ctx context.Context) {
 		case <-time.After(time.Second):
 		}
 	}
+	h.runCtx = ctx
 	close(h.ready)
-	go h.listen(ctx)
 	go func() {
 		for {
 			select {
@@ -372,6 +374,10 @@ func (h *Hub) Open(ctx context.Context, userID string, last int64, resume bool) 
 			c.after = last
 		}
 	}
+	// The cross-node listener holds a database connection of its own, so
+	// it starts when there is someone to deliver to; until then the poll
+	// keeps the horizon current.
+	h.listens.Do(func() { go h.listen(h.runCtx) })
 	set := h.conns[userID]
 	if set == nil {
 		set = map[*Conn]struct{}{}
