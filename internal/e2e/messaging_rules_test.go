@@ -166,8 +166,20 @@ func TestMessagingSearch(t *testing.T) {
 		if !p.HasMore || len(p2.Data) != 1 || p2.HasMore || p2.Data[0].Message.ID == p.Data[0].Message.ID {
 			t.Fatalf("pages: %+v %+v", p, p2)
 		}
+		// Words far rarer than the caller's messages (SQLite) are looked up
+		// alone, then each match's conversation tested: never another's
+		// conversation, nor one left.
+		for range 12 {
+			send(t, s, bob, d.ID, "See you there")
+		}
+		if r := searchMessages(t, s, ann, url.Values{"q": {"dan"}}); len(r.Data) != 0 {
+			t.Fatalf("ann finds cat and dan's message: %+v", r.Data)
+		}
 		// After leaving, the group's messages are not found any more.
 		api(t, s, "POST", "/v1/conversations/"+g.ID+"/leave", bob.key, "")
+		if r := searchMessages(t, s, bob, url.Values{"q": {"running"}}); len(r.Data) != 0 {
+			t.Fatalf("after leaving, bob finds %+v", r.Data)
+		}
 		if r := searchMessages(t, s, bob, url.Values{"q": {"tennis"}}); len(r.Data) != 1 || r.Data[0].ConversationID != d.ID {
 			t.Fatalf("after leaving: %+v", r.Data)
 		}
