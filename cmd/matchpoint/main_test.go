@@ -70,8 +70,23 @@ func TestAdminCommands(t *testing.T) {
 				t.Fatalf("set-tier pro = %v", tier)
 			}
 
+			// Suspension from the terminal, with an end, then lifted.
+			sus := runJSON(t, getenv, "admin", "suspend-user", "--user", id, "--reason", "chargeback fraud", "--hours", "24")
+			if sus["suspended"] != true || sus["until"] == nil || !strings.HasPrefix(sus["decision_id"].(string), "dec_") {
+				t.Fatalf("suspend-user = %v", sus)
+			}
+			if un := runJSON(t, getenv, "admin", "unsuspend-user", "--user", id, "--reason", "cleared"); un["lifted"] != true {
+				t.Fatalf("unsuspend-user = %v", un)
+			}
+			if un := runJSON(t, getenv, "admin", "unsuspend-user", "--user", id, "--reason", "again"); un["lifted"] != false {
+				t.Fatalf("unsuspend-user twice = %v", un)
+			}
+
 			// Bad input is an error message and a non-zero exit, not a crash.
 			for _, args := range [][]string{
+				{"admin", "suspend-user", "--user", id},
+				{"admin", "suspend-user", "--user", "usr_nobody", "--reason", "x"},
+				{"admin", "suspend-user", "--user", id, "--reason", "x", "--hours", "-1"},
 				{"admin", "create-client", "--name", "Bad", "--redirect-uri", "http://example.com/cb"},
 				{"admin", "create-user", "--email", "ops@example.com", "--username", "ops2", "--password", "long enough password"},
 				{"admin", "set-tier", "--user", id, "--tier", "platinum"},
