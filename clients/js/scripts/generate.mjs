@@ -68,7 +68,7 @@ for (const { path: p, method, op } of ops) {
   const summary = (op.summary ?? "").replace(/\*\//g, "*\\/");
   out.push(`  /** ${summary} (${method} ${p}, operationId ${id}) */\n`);
   out.push(`  ${name}(${args.join(", ")}): Promise<${ret}> {\n`);
-  out.push(`    return this.request({ method: ${q(method)}, path: ${pathExpr}${bodyType ? `, body, bodyType: ${q(bodyType)}` : ""}${queryArg ? ", query" : ""}, accept: ${q(accept)}, operationId: ${q(id)} }, options);\n  }\n\n`);
+  out.push(`    return this.request({ method: ${q(method)}, path: ${pathExpr}${bodyType ? `, body, bodyType: ${q(bodyType)}` : ""}${queryArg ? ", query" : ""}, accept: ${q(accept)}, operationId: ${q(id)}${op.security?.length ? "" : ", noAuth: true"} }, options);\n  }\n\n`);
   // Auto-pagination: lists that follow next_cursor (from a query or body cursor).
   const okSchema = deref(okContent["application/json"]?.schema);
   const bodySchema = deref(rb["application/json"]?.schema);

@@ -238,7 +238,7 @@ export class Operations extends Core {
 
   /** The Web Push public key (GET /v1/push/vapid-public-key, operationId get-vapid-public-key) */
   getVapidPublicKey(options?: RequestOptions): Promise<operations["get-vapid-public-key"]["responses"][200]["content"]["application/json"]> {
-    return this.request({ method: "GET", path: `/v1/push/vapid-public-key`, accept: "json", operationId: "get-vapid-public-key" }, options);
+    return this.request({ method: "GET", path: `/v1/push/vapid-public-key`, accept: "json", operationId: "get-vapid-public-key", noAuth: true }, options);
   }
 
   /** Your latest verification request (GET /v1/users/me/verification, operationId get-verification) */
@@ -258,7 +258,7 @@ export class Operations extends Core {
 
   /** Addresses webhooks come from (GET /api/v1/webhooks/ip-ranges, operationId get-webhook-ip-ranges) */
   getWebhookIpRanges(options?: RequestOptions): Promise<operations["get-webhook-ip-ranges"]["responses"][200]["content"]["application/json"]> {
-    return this.request({ method: "GET", path: `/api/v1/webhooks/ip-ranges`, accept: "json", operationId: "get-webhook-ip-ranges" }, options);
+    return this.request({ method: "GET", path: `/api/v1/webhooks/ip-ranges`, accept: "json", operationId: "get-webhook-ip-ranges", noAuth: true }, options);
   }
 
   /** An endpoint's delivery statistics (GET /api/v1/webhooks/{id}/stats, operationId get-webhook-stats) */
@@ -413,27 +413,27 @@ export class Operations extends Core {
 
   /** Authorization server metadata (RFC 8414) (GET /.well-known/oauth-authorization-server, operationId oauth-authorization-server-metadata) */
   oauthAuthorizationServerMetadata(options?: RequestOptions): Promise<operations["oauth-authorization-server-metadata"]["responses"][200]["content"]["application/json"]> {
-    return this.request({ method: "GET", path: `/.well-known/oauth-authorization-server`, accept: "json", operationId: "oauth-authorization-server-metadata" }, options);
+    return this.request({ method: "GET", path: `/.well-known/oauth-authorization-server`, accept: "json", operationId: "oauth-authorization-server-metadata", noAuth: true }, options);
   }
 
   /** Ask the user to authorize a client (GET /oauth/authorize, operationId oauth-authorize) */
   oauthAuthorize(query: operations["oauth-authorize"]["parameters"]["query"], options?: RequestOptions): Promise<void> {
-    return this.request({ method: "GET", path: `/oauth/authorize`, query, accept: "json", operationId: "oauth-authorize" }, options);
+    return this.request({ method: "GET", path: `/oauth/authorize`, query, accept: "json", operationId: "oauth-authorize", noAuth: true }, options);
   }
 
   /** Describe a token (RFC 7662) (POST /oauth/introspect, operationId oauth-introspect) */
   oauthIntrospect(body: NonNullable<operations["oauth-introspect"]["requestBody"]>["content"]["application/x-www-form-urlencoded"], options?: RequestOptions): Promise<operations["oauth-introspect"]["responses"][200]["content"]["application/json"]> {
-    return this.request({ method: "POST", path: `/oauth/introspect`, body, bodyType: "form", accept: "json", operationId: "oauth-introspect" }, options);
+    return this.request({ method: "POST", path: `/oauth/introspect`, body, bodyType: "form", accept: "json", operationId: "oauth-introspect", noAuth: true }, options);
   }
 
   /** Revoke a token (RFC 7009) (POST /oauth/revoke, operationId oauth-revoke) */
   oauthRevoke(body: NonNullable<operations["oauth-revoke"]["requestBody"]>["content"]["application/x-www-form-urlencoded"], options?: RequestOptions): Promise<void> {
-    return this.request({ method: "POST", path: `/oauth/revoke`, body, bodyType: "form", accept: "json", operationId: "oauth-revoke" }, options);
+    return this.request({ method: "POST", path: `/oauth/revoke`, body, bodyType: "form", accept: "json", operationId: "oauth-revoke", noAuth: true }, options);
   }
 
   /** Exchange a code or a refresh token for tokens (POST /oauth/token, operationId oauth-token) */
   oauthToken(body: NonNullable<operations["oauth-token"]["requestBody"]>["content"]["application/x-www-form-urlencoded"], options?: RequestOptions): Promise<operations["oauth-token"]["responses"][200]["content"]["application/json"]> {
-    return this.request({ method: "POST", path: `/oauth/token`, body, bodyType: "form", accept: "json", operationId: "oauth-token" }, options);
+    return this.request({ method: "POST", path: `/oauth/token`, body, bodyType: "form", accept: "json", operationId: "oauth-token", noAuth: true }, options);
   }
 
   /** Pause a webhook endpoint (POST /api/v1/webhooks/{id}/pause, operationId pause-webhook) */
@@ -518,7 +518,7 @@ export class Operations extends Core {
 
   /** The unsubscribe page of an email's link (GET /v1/notifications/unsubscribe, operationId show-unsubscribe-page) */
   showUnsubscribePage(query: operations["show-unsubscribe-page"]["parameters"]["query"], options?: RequestOptions): Promise<operations["show-unsubscribe-page"]["responses"][200]["content"]["application/json"]> {
-    return this.request({ method: "GET", path: `/v1/notifications/unsubscribe`, query, accept: "json", operationId: "show-unsubscribe-page" }, options);
+    return this.request({ method: "GET", path: `/v1/notifications/unsubscribe`, query, accept: "json", operationId: "show-unsubscribe-page", noAuth: true }, options);
   }
 
   /** Read a stream subscription (GET /api/v1/webhooks/{id}/stream, operationId stream-webhook) */
@@ -543,7 +543,7 @@ export class Operations extends Core {
 
   /** Unsubscribe from a kind of email (POST /v1/notifications/unsubscribe, operationId unsubscribe-email) */
   unsubscribeEmail(body: NonNullable<operations["unsubscribe-email"]["requestBody"]>["content"]["application/x-www-form-urlencoded"] | undefined, query: operations["unsubscribe-email"]["parameters"]["query"], options?: RequestOptions): Promise<operations["unsubscribe-email"]["responses"][200]["content"]["application/json"]> {
-    return this.request({ method: "POST", path: `/v1/notifications/unsubscribe`, body, bodyType: "form", query, accept: "json", operationId: "unsubscribe-email" }, options);
+    return this.request({ method: "POST", path: `/v1/notifications/unsubscribe`, body, bodyType: "form", query, accept: "json", operationId: "unsubscribe-email", noAuth: true }, options);
   }
 
   /** Change an event (PATCH /v1/events/{id}, operationId update-event) */
