@@ -138,7 +138,7 @@ export async function startReceiver(certFile, keyFile) {
         });
       }
     },
-    close: () => new Promise((r) => server.close(r)),
+    close: () => new Promise((r) => { server.close(r); server.closeAllConnections(); }),
   };
 }
 
@@ -184,6 +184,6 @@ export async function startProxy(target) {
     fail(n) {
       failures = n;
     },
-    close: () => new Promise((r) => server.close(r)),
+    close: () => new Promise((r) => { server.close(r); server.closeAllConnections(); }),
   };
 }
