@@ -23,19 +23,28 @@ stdlib="$java_lib/kotlin-stdlib.jar"
 tmp=$(mktemp -d)
 server_pid=
 cleanup() {
+  status=$?
+  if [ "$status" != 0 ] && [ -f "$tmp/server.log" ]; then echo "--- server log:" >&2; tail -40 "$tmp/server.log" >&2; fi
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 
 # The library (Kotlin 1.3, JVM 1.8 bytecode, as Android takes it), then the tests.
+# kotlinc is slow: build/ (ignored by git) is rebuilt only when a source is newer.
 mkdir -p build
-kotlinc -nowarn -jvm-target 1.8 -cp "$json_jar" src/main/kotlin -d build/matchpoint.jar 2>&1 | grep -v -e '^OpenJDK.*warning' || true
-[ -f build/matchpoint.jar ] || { echo "compile failed" >&2; exit 1; }
+if [ ! -f build/matchpoint.jar ] || [ -n "$(find src/main -newer build/matchpoint.jar -name '*.kt')" ]; then
+  rm -rf build/matchpoint.jar build/tests
+  kotlinc -nowarn -jvm-target 1.8 -cp "$json_jar" src/main/kotlin -d build/matchpoint.jar 2>&1 | grep -v -e '^OpenJDK.*warning' || true
+  [ -f build/matchpoint.jar ] || { echo "compile failed" >&2; exit 1; }
+fi
 test_cp="build/matchpoint.jar:$json_jar:$java_lib/junit-jupiter-api.jar:$java_lib/apiguardian-api.jar:$java_lib/opentest4j.jar:$java_lib/junit-platform-commons.jar"
-rm -rf build/tests
-kotlinc -nowarn -jvm-target 1.8 -cp "$test_cp" src/test/kotlin -d build/tests 2>&1 | grep -v -e '^OpenJDK.*warning' || true
-[ -d build/tests/io ] || { echo "test compile failed" >&2; exit 1; }
+if [ ! -f build/tests/.built ] || [ -n "$(find src/test -newer build/tests/.built -name '*.kt')" ]; then
+  rm -rf build/tests
+  kotlinc -nowarn -jvm-target 1.8 -cp "$test_cp" src/test/kotlin -d build/tests 2>&1 | grep -v -e '^OpenJDK.*warning' || true
+  [ -d build/tests/io ] || { echo "test compile failed" >&2; exit 1; }
+  touch build/tests/.built
+fi
 
 field() { grep -o "\"$1\": *\"[^\"]*\"" | head -1 | sed 's/.*: *"\(.*\)"/\1/'; }
 

@@ -69,6 +69,10 @@ class OAuth internal constructor(private val client: Matchpoint) {
         return client.tokenRequest(linkedMapOf("grant_type" to "authorization_code", "code" to code, "code_verifier" to codeVerifier, "redirect_uri" to ru))
     }
 
-    /** Refreshes the token set now (threads asking together share one refresh). */
-    fun refresh(): TokenSet = client.refresh(null)
+    /**
+     * Refreshes the token set now. Threads asking together share one
+     * refresh: each asks to replace the access token it saw, and those that
+     * find it already replaced get the new set.
+     */
+    fun refresh(): TokenSet = client.refresh(client.tokenSet?.let { "Bearer " + it.accessToken })
 }

@@ -158,6 +158,7 @@ class Receiver(certFile: String, keyFile: String) : java.io.Closeable {
                 ex.close()
             }
         }
+        server.executor = java.util.concurrent.Executors.newCachedThreadPool()
         server.start()
         url = "https://127.0.0.1:${server.address.port}/hook"
     }
