@@ -26,6 +26,8 @@ func (s *server) routes() http.Handler {
 	s.registerBlocks()
 	s.registerNotifications()
 	s.registerEvents()
+	s.registerConversations()
+	s.registerMessages()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
 	api := noStore(cors(limitBody(s.authenticate(s.rateLimit(s.validStrings(s.idempotent(apiMux)))))))

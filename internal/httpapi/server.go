@@ -23,6 +23,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/geo"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
+	"github.com/matchpoint-api/matchpoint/internal/messaging"
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
@@ -56,6 +57,7 @@ type Deps struct {
 	Matching       *matching.Service
 	Places         func() *geo.Gazetteer // the gazetteer, loaded on first use
 	Notifications  *notifications.Service
+	Messaging      *messaging.Service
 }
 
 type server struct {
@@ -83,6 +85,7 @@ type server struct {
 	matching       *matching.Service
 	places         func() *geo.Gazetteer
 	notifications  *notifications.Service
+	messaging      *messaging.Service
 }
 
 var installErrors sync.Once
@@ -104,6 +107,7 @@ func New(d Deps) http.Handler {
 		problems: &problems{docsURL: d.DocsURL}, clientIP: d.ClientIP,
 		matching: d.Matching, places: d.Places,
 		notifications: d.Notifications, events: d.Events,
+		messaging: d.Messaging,
 	}
 	if s.clientIP == nil {
 		s.clientIP = clientip.New(nil)
