@@ -7,6 +7,7 @@ export const OPERATION_IDS: readonly string[] = [
   "accept-match",
   "ack-notification-delivered",
   "ack-webhook-delivery",
+  "add-conversation-members",
   "approve-verification",
   "block-user",
   "cancel-event",
@@ -14,23 +15,29 @@ export const OPERATION_IDS: readonly string[] = [
   "cancel-match",
   "create-api-key",
   "create-check-in",
+  "create-conversation",
   "create-event",
   "create-match",
   "create-webhook",
   "decline-match",
   "delete-device",
   "delete-me",
+  "delete-message",
   "delete-rsvp",
   "delete-webhook",
+  "edit-message",
   "find-matches",
   "get-api-key",
+  "get-conversation",
   "get-event",
   "get-match",
   "get-me",
+  "get-message",
   "get-my-reliability",
   "get-notification",
   "get-notification-settings",
   "get-rsvp",
+  "get-thread",
   "get-user",
   "get-vapid-public-key",
   "get-verification",
@@ -39,14 +46,17 @@ export const OPERATION_IDS: readonly string[] = [
   "get-webhook-ip-ranges",
   "get-webhook-stats",
   "invite-to-event",
+  "leave-conversation",
   "list-api-keys",
   "list-attendees",
   "list-authorizations",
   "list-blocks",
+  "list-conversations",
   "list-devices",
   "list-events",
   "list-invitations",
   "list-matches",
+  "list-messages",
   "list-my-events",
   "list-notifications",
   "list-places",
@@ -55,19 +65,24 @@ export const OPERATION_IDS: readonly string[] = [
   "list-webhook-deliveries",
   "list-webhooks",
   "match-stats",
+  "mute-conversation",
   "oauth-authorization-server-metadata",
   "oauth-authorize",
   "oauth-introspect",
   "oauth-revoke",
   "oauth-token",
+  "open-event-conversation",
   "pause-webhook",
   "put-rsvp",
+  "read-conversation",
   "read-notification",
   "read-notifications",
   "recommended-events",
   "register-device",
   "reject-verification",
   "remove-attendee",
+  "remove-conversation-member",
+  "rename-conversation",
   "request-verification",
   "resume-webhook",
   "retry-failed-webhook-deliveries",
@@ -75,10 +90,15 @@ export const OPERATION_IDS: readonly string[] = [
   "revoke-api-key",
   "revoke-authorization",
   "rotate-webhook-secret",
+  "search-messages",
+  "send-message",
+  "set-conversation-member-role",
   "show-unsubscribe-page",
   "stream-webhook",
   "test-webhook",
+  "typing",
   "unblock-user",
+  "unmute-conversation",
   "unread-notification-count",
   "unsubscribe-email",
   "update-event",
@@ -104,6 +124,11 @@ export class Operations extends Core {
   /** Acknowledge a streamed delivery (POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/ack, operationId ack-webhook-delivery) */
   ackWebhookDelivery(id: string, deliveryId: string, body: NonNullable<operations["ack-webhook-delivery"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["ack-webhook-delivery"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "POST", path: `/api/v1/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/ack`, body, bodyType: "json", accept: "json", operationId: "ack-webhook-delivery" }, options);
+  }
+
+  /** Add people to a group (POST /v1/conversations/{id}/members, operationId add-conversation-members) */
+  addConversationMembers(id: string, body: NonNullable<operations["add-conversation-members"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["add-conversation-members"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "POST", path: `/v1/conversations/${encodeURIComponent(id)}/members`, body, bodyType: "json", accept: "json", operationId: "add-conversation-members" }, options);
   }
 
   /** Approve a verification request (operators) (POST /v1/verifications/{id}/approve, operationId approve-verification) */
@@ -141,6 +166,11 @@ export class Operations extends Core {
     return this.request({ method: "POST", path: `/v1/events/${encodeURIComponent(id)}/check-ins`, body, bodyType: "json", accept: "json", operationId: "create-check-in" }, options);
   }
 
+  /** Start a conversation (POST /v1/conversations, operationId create-conversation) */
+  createConversation(body: NonNullable<operations["create-conversation"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["create-conversation"]["responses"][201]["content"]["application/json"]> {
+    return this.request({ method: "POST", path: `/v1/conversations`, body, bodyType: "json", accept: "json", operationId: "create-conversation" }, options);
+  }
+
   /** Create an event (POST /v1/events, operationId create-event) */
   createEvent(body: NonNullable<operations["create-event"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["create-event"]["responses"][201]["content"]["application/json"]> {
     return this.request({ method: "POST", path: `/v1/events`, body, bodyType: "json", accept: "json", operationId: "create-event" }, options);
@@ -171,6 +201,11 @@ export class Operations extends Core {
     return this.request({ method: "DELETE", path: `/v1/users/me`, accept: "json", operationId: "delete-me" }, options);
   }
 
+  /** Delete your message (DELETE /v1/messages/{id}, operationId delete-message) */
+  deleteMessage(id: string, options?: RequestOptions): Promise<void> {
+    return this.request({ method: "DELETE", path: `/v1/messages/${encodeURIComponent(id)}`, accept: "json", operationId: "delete-message" }, options);
+  }
+
   /** Withdraw your answer (DELETE /v1/events/{id}/rsvp, operationId delete-rsvp) */
   deleteRsvp(id: string, options?: RequestOptions): Promise<void> {
     return this.request({ method: "DELETE", path: `/v1/events/${encodeURIComponent(id)}/rsvp`, accept: "json", operationId: "delete-rsvp" }, options);
@@ -179,6 +214,11 @@ export class Operations extends Core {
   /** Delete a webhook endpoint (DELETE /api/v1/webhooks/{id}, operationId delete-webhook) */
   deleteWebhook(id: string, options?: RequestOptions): Promise<void> {
     return this.request({ method: "DELETE", path: `/api/v1/webhooks/${encodeURIComponent(id)}`, accept: "json", operationId: "delete-webhook" }, options);
+  }
+
+  /** Edit your message (PATCH /v1/messages/{id}, operationId edit-message) */
+  editMessage(id: string, body: NonNullable<operations["edit-message"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["edit-message"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "PATCH", path: `/v1/messages/${encodeURIComponent(id)}`, body, bodyType: "json", accept: "json", operationId: "edit-message" }, options);
   }
 
   /** Find people to play with (POST /v1/matches/find, operationId find-matches) */
@@ -196,6 +236,11 @@ export class Operations extends Core {
     return this.request({ method: "GET", path: `/v1/api-keys/${encodeURIComponent(id)}`, accept: "json", operationId: "get-api-key" }, options);
   }
 
+  /** A conversation (GET /v1/conversations/{id}, operationId get-conversation) */
+  getConversation(id: string, options?: RequestOptions): Promise<operations["get-conversation"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "GET", path: `/v1/conversations/${encodeURIComponent(id)}`, accept: "json", operationId: "get-conversation" }, options);
+  }
+
   /** An event (GET /v1/events/{id}, operationId get-event) */
   getEvent(id: string, options?: RequestOptions): Promise<operations["get-event"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "GET", path: `/v1/events/${encodeURIComponent(id)}`, accept: "json", operationId: "get-event" }, options);
@@ -209,6 +254,11 @@ export class Operations extends Core {
   /** Your profile (GET /v1/users/me, operationId get-me) */
   getMe(options?: RequestOptions): Promise<operations["get-me"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "GET", path: `/v1/users/me`, accept: "json", operationId: "get-me" }, options);
+  }
+
+  /** A message (GET /v1/messages/{id}, operationId get-message) */
+  getMessage(id: string, options?: RequestOptions): Promise<operations["get-message"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "GET", path: `/v1/messages/${encodeURIComponent(id)}`, accept: "json", operationId: "get-message" }, options);
   }
 
   /** Your reliability (GET /v1/users/me/reliability, operationId get-my-reliability) */
@@ -229,6 +279,11 @@ export class Operations extends Core {
   /** Your answer to an event (GET /v1/events/{id}/rsvp, operationId get-rsvp) */
   getRsvp(id: string, options?: RequestOptions): Promise<operations["get-rsvp"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "GET", path: `/v1/events/${encodeURIComponent(id)}/rsvp`, accept: "json", operationId: "get-rsvp" }, options);
+  }
+
+  /** A message's thread (GET /v1/messages/{id}/thread, operationId get-thread) */
+  getThread(id: string, query?: operations["get-thread"]["parameters"]["query"], options?: RequestOptions): Promise<operations["get-thread"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "GET", path: `/v1/messages/${encodeURIComponent(id)}/thread`, query, accept: "json", operationId: "get-thread" }, options);
   }
 
   /** A user's public profile (GET /v1/users/{id}, operationId get-user) */
@@ -271,6 +326,11 @@ export class Operations extends Core {
     return this.request({ method: "POST", path: `/v1/events/${encodeURIComponent(id)}/invitations`, body, bodyType: "json", accept: "json", operationId: "invite-to-event" }, options);
   }
 
+  /** Leave a group (POST /v1/conversations/{id}/leave, operationId leave-conversation) */
+  leaveConversation(id: string, options?: RequestOptions): Promise<void> {
+    return this.request({ method: "POST", path: `/v1/conversations/${encodeURIComponent(id)}/leave`, accept: "json", operationId: "leave-conversation" }, options);
+  }
+
   /** List your API keys (GET /v1/api-keys, operationId list-api-keys) */
   listApiKeys(query?: operations["list-api-keys"]["parameters"]["query"], options?: RequestOptions): Promise<operations["list-api-keys"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "GET", path: `/v1/api-keys`, query, accept: "json", operationId: "list-api-keys" }, options);
@@ -304,6 +364,16 @@ export class Operations extends Core {
   /** Every item of listBlocks, page after page (follows next_cursor). */
   listBlocksAutoPaging(query?: operations["list-blocks"]["parameters"]["query"], options?: RequestOptions): AsyncIterable<NonNullable<operations["list-blocks"]["responses"][200]["content"]["application/json"]["data"]>[number]> {
     return this.paginate((cursor) => this.listBlocks({ ...(query ?? {}), cursor } as typeof query, options), query?.cursor);
+  }
+
+  /** Your conversations (GET /v1/conversations, operationId list-conversations) */
+  listConversations(query?: operations["list-conversations"]["parameters"]["query"], options?: RequestOptions): Promise<operations["list-conversations"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "GET", path: `/v1/conversations`, query, accept: "json", operationId: "list-conversations" }, options);
+  }
+
+  /** Every item of listConversations, page after page (follows next_cursor). */
+  listConversationsAutoPaging(query?: operations["list-conversations"]["parameters"]["query"], options?: RequestOptions): AsyncIterable<NonNullable<operations["list-conversations"]["responses"][200]["content"]["application/json"]["data"]>[number]> {
+    return this.paginate((cursor) => this.listConversations({ ...(query ?? {}), cursor } as typeof query, options), query?.cursor);
   }
 
   /** List your push devices (GET /v1/users/me/devices, operationId list-devices) */
@@ -344,6 +414,11 @@ export class Operations extends Core {
   /** Every item of listMatches, page after page (follows next_cursor). */
   listMatchesAutoPaging(query?: operations["list-matches"]["parameters"]["query"], options?: RequestOptions): AsyncIterable<NonNullable<operations["list-matches"]["responses"][200]["content"]["application/json"]["data"]>[number]> {
     return this.paginate((cursor) => this.listMatches({ ...(query ?? {}), cursor } as typeof query, options), query?.cursor);
+  }
+
+  /** A conversation's messages (GET /v1/conversations/{id}/messages, operationId list-messages) */
+  listMessages(id: string, query?: operations["list-messages"]["parameters"]["query"], options?: RequestOptions): Promise<operations["list-messages"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "GET", path: `/v1/conversations/${encodeURIComponent(id)}/messages`, query, accept: "json", operationId: "list-messages" }, options);
   }
 
   /** Your events (GET /v1/users/me/events, operationId list-my-events) */
@@ -411,6 +486,11 @@ export class Operations extends Core {
     return this.request({ method: "GET", path: `/v1/matches/stats`, accept: "json", operationId: "match-stats" }, options);
   }
 
+  /** Mute a conversation until a time (PUT /v1/conversations/{id}/mute, operationId mute-conversation) */
+  muteConversation(id: string, body: NonNullable<operations["mute-conversation"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["mute-conversation"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "PUT", path: `/v1/conversations/${encodeURIComponent(id)}/mute`, body, bodyType: "json", accept: "json", operationId: "mute-conversation" }, options);
+  }
+
   /** Authorization server metadata (RFC 8414) (GET /.well-known/oauth-authorization-server, operationId oauth-authorization-server-metadata) */
   oauthAuthorizationServerMetadata(options?: RequestOptions): Promise<operations["oauth-authorization-server-metadata"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "GET", path: `/.well-known/oauth-authorization-server`, accept: "json", operationId: "oauth-authorization-server-metadata", noAuth: true }, options);
@@ -436,6 +516,11 @@ export class Operations extends Core {
     return this.request({ method: "POST", path: `/oauth/token`, body, bodyType: "form", accept: "json", operationId: "oauth-token", noAuth: true }, options);
   }
 
+  /** Open a sports event's conversation (POST /v1/events/{id}/conversation, operationId open-event-conversation) */
+  openEventConversation(id: string, options?: RequestOptions): Promise<operations["open-event-conversation"]["responses"][201]["content"]["application/json"]> {
+    return this.request({ method: "POST", path: `/v1/events/${encodeURIComponent(id)}/conversation`, accept: "json", operationId: "open-event-conversation" }, options);
+  }
+
   /** Pause a webhook endpoint (POST /api/v1/webhooks/{id}/pause, operationId pause-webhook) */
   pauseWebhook(id: string, options?: RequestOptions): Promise<operations["pause-webhook"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "POST", path: `/api/v1/webhooks/${encodeURIComponent(id)}/pause`, accept: "json", operationId: "pause-webhook" }, options);
@@ -444,6 +529,11 @@ export class Operations extends Core {
   /** Answer an event (PUT /v1/events/{id}/rsvp, operationId put-rsvp) */
   putRsvp(id: string, body: NonNullable<operations["put-rsvp"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["put-rsvp"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "PUT", path: `/v1/events/${encodeURIComponent(id)}/rsvp`, body, bodyType: "json", accept: "json", operationId: "put-rsvp" }, options);
+  }
+
+  /** Mark read up to a message (POST /v1/conversations/{id}/read, operationId read-conversation) */
+  readConversation(id: string, body: NonNullable<operations["read-conversation"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["read-conversation"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "POST", path: `/v1/conversations/${encodeURIComponent(id)}/read`, body, bodyType: "json", accept: "json", operationId: "read-conversation" }, options);
   }
 
   /** Mark a notification read (POST /v1/notifications/{id}/read, operationId read-notification) */
@@ -481,6 +571,16 @@ export class Operations extends Core {
     return this.request({ method: "DELETE", path: `/v1/events/${encodeURIComponent(id)}/attendees/${encodeURIComponent(userId)}`, accept: "json", operationId: "remove-attendee" }, options);
   }
 
+  /** Remove someone from a group (DELETE /v1/conversations/{id}/members/{user_id}, operationId remove-conversation-member) */
+  removeConversationMember(id: string, userId: string, options?: RequestOptions): Promise<void> {
+    return this.request({ method: "DELETE", path: `/v1/conversations/${encodeURIComponent(id)}/members/${encodeURIComponent(userId)}`, accept: "json", operationId: "remove-conversation-member" }, options);
+  }
+
+  /** Rename a group (PATCH /v1/conversations/{id}, operationId rename-conversation) */
+  renameConversation(id: string, body: NonNullable<operations["rename-conversation"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["rename-conversation"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "PATCH", path: `/v1/conversations/${encodeURIComponent(id)}`, body, bodyType: "json", accept: "json", operationId: "rename-conversation" }, options);
+  }
+
   /** Ask for ID verification (POST /v1/users/me/verification, operationId request-verification) */
   requestVerification(body: NonNullable<operations["request-verification"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["request-verification"]["responses"][201]["content"]["application/json"]> {
     return this.request({ method: "POST", path: `/v1/users/me/verification`, body, bodyType: "json", accept: "json", operationId: "request-verification" }, options);
@@ -516,6 +616,26 @@ export class Operations extends Core {
     return this.request({ method: "POST", path: `/api/v1/webhooks/${encodeURIComponent(id)}/rotate-secret`, accept: "json", operationId: "rotate-webhook-secret" }, options);
   }
 
+  /** Search your messages (GET /v1/messages/search, operationId search-messages) */
+  searchMessages(query?: operations["search-messages"]["parameters"]["query"], options?: RequestOptions): Promise<operations["search-messages"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "GET", path: `/v1/messages/search`, query, accept: "json", operationId: "search-messages" }, options);
+  }
+
+  /** Every item of searchMessages, page after page (follows next_cursor). */
+  searchMessagesAutoPaging(query?: operations["search-messages"]["parameters"]["query"], options?: RequestOptions): AsyncIterable<NonNullable<operations["search-messages"]["responses"][200]["content"]["application/json"]["data"]>[number]> {
+    return this.paginate((cursor) => this.searchMessages({ ...(query ?? {}), cursor } as typeof query, options), query?.cursor);
+  }
+
+  /** Send a message (POST /v1/conversations/{id}/messages, operationId send-message) */
+  sendMessage(id: string, body: NonNullable<operations["send-message"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["send-message"]["responses"][201]["content"]["application/json"]> {
+    return this.request({ method: "POST", path: `/v1/conversations/${encodeURIComponent(id)}/messages`, body, bodyType: "json", accept: "json", operationId: "send-message" }, options);
+  }
+
+  /** Make a member admin, or not (PATCH /v1/conversations/{id}/members/{user_id}, operationId set-conversation-member-role) */
+  setConversationMemberRole(id: string, userId: string, body: NonNullable<operations["set-conversation-member-role"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["set-conversation-member-role"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "PATCH", path: `/v1/conversations/${encodeURIComponent(id)}/members/${encodeURIComponent(userId)}`, body, bodyType: "json", accept: "json", operationId: "set-conversation-member-role" }, options);
+  }
+
   /** The unsubscribe page of an email's link (GET /v1/notifications/unsubscribe, operationId show-unsubscribe-page) */
   showUnsubscribePage(query: operations["show-unsubscribe-page"]["parameters"]["query"], options?: RequestOptions): Promise<operations["show-unsubscribe-page"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "GET", path: `/v1/notifications/unsubscribe`, query, accept: "json", operationId: "show-unsubscribe-page", noAuth: true }, options);
@@ -531,9 +651,19 @@ export class Operations extends Core {
     return this.request({ method: "POST", path: `/api/v1/webhooks/${encodeURIComponent(id)}/test`, body, bodyType: "json", accept: "json", operationId: "test-webhook" }, options);
   }
 
+  /** Say you are typing (POST /v1/conversations/{id}/typing, operationId typing) */
+  typing(id: string, options?: RequestOptions): Promise<void> {
+    return this.request({ method: "POST", path: `/v1/conversations/${encodeURIComponent(id)}/typing`, accept: "json", operationId: "typing" }, options);
+  }
+
   /** Unblock someone (DELETE /v1/users/me/blocks/{user_id}, operationId unblock-user) */
   unblockUser(userId: string, options?: RequestOptions): Promise<void> {
     return this.request({ method: "DELETE", path: `/v1/users/me/blocks/${encodeURIComponent(userId)}`, accept: "json", operationId: "unblock-user" }, options);
+  }
+
+  /** Unmute a conversation (DELETE /v1/conversations/{id}/mute, operationId unmute-conversation) */
+  unmuteConversation(id: string, options?: RequestOptions): Promise<operations["unmute-conversation"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "DELETE", path: `/v1/conversations/${encodeURIComponent(id)}/mute`, accept: "json", operationId: "unmute-conversation" }, options);
   }
 
   /** Count your unread notifications (GET /v1/notifications/unread-count, operationId unread-notification-count) */

@@ -464,6 +464,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your conversations
+         * @description Most recent activity first, with your unread count and the last message of each. Scope: read.
+         */
+        get: operations["list-conversations"];
+        put?: never;
+        /**
+         * Start a conversation
+         * @description Without a title: a direct conversation with the one person in member_ids; the same two people always get the same conversation (200 with the existing one, 201 when new). With a title: a group of you (its first admin) and member_ids, up to 100 people. Everyone named must be an account you can reach (not blocking you, nor blocked by you). Scope: write.
+         */
+        post: operations["create-conversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation
+         * @description 404 to anyone who is not a member. Members' read markers show who read up to where. Scope: read.
+         */
+        get: operations["get-conversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename a group
+         * @description Admins of a group change its title. Scope: write.
+         */
+        patch: operations["rename-conversation"];
+        trace?: never;
+    };
+    "/v1/conversations/{id}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Leave a group
+         * @description You no longer see the group nor find its messages in search. When its last admin leaves, the longest-standing member becomes admin. A direct conversation cannot be left (409 not_a_group): mute it. Scope: write.
+         */
+        post: operations["leave-conversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add people to a group
+         * @description Admins add people (up to 100 members in all). Newcomers read the history, none of it unread. People already in the group are left as they are. Scope: write.
+         */
+        post: operations["add-conversation-members"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/{id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove someone from a group
+         * @description Admins remove members; anyone removes themselves (leaving). The person removed no longer sees the conversation, nor finds its messages in search. Scope: write.
+         */
+        delete: operations["remove-conversation-member"];
+        options?: never;
+        head?: never;
+        /**
+         * Make a member admin, or not
+         * @description Admins change a member's role; a group keeps at least one admin (409 last_admin). Scope: write.
+         */
+        patch: operations["set-conversation-member-role"];
+        trace?: never;
+    };
+    "/v1/conversations/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation's messages
+         * @description Top-level messages (replies are in their thread; see reply_count), newest first unless order=asc. before and after page from a message, in either order; next_cursor continues in the same direction (pass it as the same parameter; without one, as before for desc and after for asc). Pages never miss nor repeat a message while new ones arrive. Scope: read.
+         */
+        get: operations["list-messages"];
+        put?: never;
+        /**
+         * Send a message
+         * @description Members send; everyone else gets 404. In a direct conversation, a block either way refuses it (403 conversation_blocked); in a group, people who block each other do not see each other's messages. Send Idempotency-Key so a retry never sends twice. Records message.sent. Scope: write.
+         */
+        post: operations["send-message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/{id}/mute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Mute a conversation until a time
+         * @description Until then its new messages reach your notification centre without push or email. DELETE unmutes. Scope: write.
+         */
+        put: operations["mute-conversation"];
+        post?: never;
+        /**
+         * Unmute a conversation
+         * @description Scope: write.
+         */
+        delete: operations["unmute-conversation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark read up to a message
+         * @description Moves your read marker forward to message_id (an older message changes nothing). Members see it in the conversation's members; your unread count follows. Records message.read. Scope: write.
+         */
+        post: operations["read-conversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/conversations/{id}/typing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say you are typing
+         * @description The other members' real-time streams get conversation.typing. Send it again every few seconds while typing. Scope: write.
+         */
+        post: operations["typing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -606,6 +806,26 @@ export interface paths {
          * @description The creator checks in someone who answered going, waitlisted or maybe, from the start until 24 hours after the end (409 check_in_closed otherwise). 201 the first time, 200 with the same record after. Check-ins feed attendance counts and reliability. Scope: events.
          */
         post: operations["create-check-in"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}/conversation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a sports event's conversation
+         * @description The event's group conversation, made on first use (201; 200 after): its creator (admin) and the people going, who join and leave it as they answer. Only they may open it (403 not_going). Its members are not changed by hand (409 event_conversation). Scope: write.
+         */
+        post: operations["open-event-conversation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -848,6 +1068,74 @@ export interface paths {
          * @description The invited person declines a pending request. Records match.declined and notifies the requester; neither is recommended to the other for 30 days. 403 not_invited for the requester; 409 match_not_pending. Scope: matching.
          */
         post: operations["decline-match"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search your messages
+         * @description Full text over the conversations you are in now (never one you left or were removed from), best match first. Deleted messages and people who block you (or whom you block) are left out. Scope: read.
+         */
+        get: operations["search-messages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A message
+         * @description 404 unless you are a member of its conversation. Scope: read.
+         */
+        get: operations["get-message"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete your message
+         * @description Only its sender. The message stays as a tombstone (deleted, no body) so history and threads keep their shape. Scope: write.
+         */
+        delete: operations["delete-message"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit your message
+         * @description Only its sender (403 not_sender); edited_at records the last edit. A deleted message cannot be edited (409). Scope: write.
+         */
+        patch: operations["edit-message"];
+        trace?: never;
+    };
+    "/v1/messages/{id}/thread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A message's thread
+         * @description The thread's root then its replies, oldest first; id may be the root or any reply. Scope: read.
+         */
+        get: operations["get-thread"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1757,6 +2045,9 @@ export interface components {
              */
             status_code: number;
         };
+        AddConversationMembersRequest: {
+            user_ids: string[] | null;
+        };
         Authorization: {
             client_id: string;
             client_name: string;
@@ -1787,6 +2078,60 @@ export interface components {
             email?: boolean;
             in_app?: boolean;
             push?: boolean;
+        };
+        Conversation: {
+            /** Format: date-time */
+            created_at: string;
+            creator_id: string;
+            /** @description The sports event this is the conversation of; null otherwise */
+            event_id: string | null;
+            /** @example cnv_068b2k3n1ytkbrg5q9v7x8m0ch */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The last message, or the creation
+             */
+            last_activity_at: string;
+            /** @description The latest message you may read; null before the first */
+            last_message: components["schemas"]["View"];
+            /** @description Your membership: role, read marker, mute */
+            me: components["schemas"]["ConversationMember"];
+            members: components["schemas"]["ConversationMember"][] | null;
+            /** @enum {string} */
+            object: "conversation";
+            /** @description A group's title; null for a direct conversation */
+            title: string | null;
+            /** @enum {string} */
+            type: "direct" | "group";
+            /**
+             * Format: int64
+             * @description Messages from others after your read marker
+             */
+            unread_count: number;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ConversationDraft: {
+            /** @description The other people (you are added). Without a title: exactly one, a direct conversation */
+            member_ids: string[] | null;
+            /** @description Makes a group of you and member_ids (1 to 100 characters) */
+            title?: string;
+        };
+        ConversationMember: {
+            /** Format: date-time */
+            joined_at: string;
+            /** Format: date-time */
+            last_read_at: string | null;
+            /** @description Read up to this message */
+            last_read_message_id: string | null;
+            /**
+             * Format: date-time
+             * @description Only in me: notifications stay in the centre without push or email until then
+             */
+            muted_until?: string;
+            /** @enum {string} */
+            role: "admin" | "member";
+            user_id: string;
         };
         CreateAPIKeyRequest: {
             name: string;
@@ -1861,6 +2206,10 @@ export interface components {
              * @example …3a4b5c6d
              */
             token_hint?: string;
+        };
+        EditMessageRequest: {
+            /** @description 1 to 4,000 characters after trimming */
+            body: string;
         };
         EventAttendee: {
             /** @description Shown to the creator */
@@ -2170,6 +2519,14 @@ export interface components {
             /** @enum {string} */
             object: "list";
         };
+        ListConversation: {
+            data: components["schemas"]["Conversation"][] | null;
+            has_more: boolean;
+            /** @description Pass as cursor to get the next page */
+            next_cursor?: string;
+            /** @enum {string} */
+            object: "list";
+        };
         ListDevice: {
             data: components["schemas"]["Device"][] | null;
             has_more: boolean;
@@ -2242,6 +2599,14 @@ export interface components {
             /** @enum {string} */
             object: "list";
         };
+        ListSearchResult: {
+            data: components["schemas"]["SearchResult"][] | null;
+            has_more: boolean;
+            /** @description Pass as cursor to get the next page */
+            next_cursor?: string;
+            /** @enum {string} */
+            object: "list";
+        };
         ListSport: {
             data: components["schemas"]["Sport"][] | null;
             has_more: boolean;
@@ -2260,6 +2625,14 @@ export interface components {
         };
         ListVerification: {
             data: components["schemas"]["Verification"][] | null;
+            has_more: boolean;
+            /** @description Pass as cursor to get the next page */
+            next_cursor?: string;
+            /** @enum {string} */
+            object: "list";
+        };
+        ListView: {
+            data: components["schemas"]["View"][] | null;
             has_more: boolean;
             /** @description Pass as cursor to get the next page */
             next_cursor?: string;
@@ -2372,6 +2745,22 @@ export interface components {
             read_by?: string;
             sender_id: string;
             text: string;
+        };
+        MessageDraft: {
+            /**
+             * @description 1 to 4,000 characters after trimming
+             * @example See you at 10?
+             */
+            body: string;
+            /** @description A message of the conversation: the new one joins its thread (threads are one level deep: a reply to a reply joins the same thread) */
+            reply_to?: string;
+        };
+        MuteConversationRequest: {
+            /**
+             * Format: date-time
+             * @description In the future
+             */
+            until: string;
         };
         MyEvent: {
             /**
@@ -2832,6 +3221,9 @@ export interface components {
             status: "going" | "waitlisted" | "declined";
             user_id: string;
         };
+        ReadConversationRequest: {
+            message_id: string;
+        };
         ReadNotificationsRequest: {
             /**
              * @description Mark this one and everything listed after it (older activity); without it, all
@@ -3031,6 +3423,9 @@ export interface components {
              */
             token?: string;
         };
+        RenameConversationRequest: {
+            title: string;
+        };
         RequestVerificationRequest: {
             /** @enum {string} */
             document_type: "passport" | "national_id" | "driving_licence" | "residence_permit";
@@ -3055,6 +3450,21 @@ export interface components {
         ReviewVerificationRequest: {
             /** @description Reason, shown to the user */
             note?: string;
+        };
+        SearchResult: {
+            conversation_id: string;
+            message: components["schemas"]["View"];
+            /** @enum {string} */
+            object: "search_result";
+            /**
+             * @description HTML-escaped text around the match, the matched words in <mark>
+             * @example See you at the <mark>court</mark> at 10?
+             */
+            snippet: string;
+        };
+        SetConversationMemberRoleRequest: {
+            /** @enum {string} */
+            role: "admin" | "member";
         };
         Slot: {
             /** @enum {string} */
@@ -3317,6 +3727,43 @@ export interface components {
             /** @enum {string} */
             status: "pending" | "approved" | "rejected";
             user_id: string;
+        };
+        View: {
+            /**
+             * @description null once deleted
+             * @example See you at 10?
+             */
+            body: string | null;
+            /** @example cnv_068b2k3n1ytkbrg5q9v7x8m0ch */
+            conversation_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description A tombstone: the message was deleted and its body is gone */
+            deleted: boolean;
+            /** Format: date-time */
+            deleted_at: string | null;
+            /**
+             * Format: date-time
+             * @description Last edit; null if never edited
+             */
+            edited_at: string | null;
+            /** @example msg_068b2k3n1ytkbrg5q9v7x8m0cg */
+            id: string;
+            /** Format: date-time */
+            last_reply_at: string | null;
+            /** @enum {string} */
+            object: "message";
+            /**
+             * Format: int64
+             * @description Replies in this message's thread
+             */
+            reply_count: number;
+            /** @description The thread this reply belongs to (its root message); null for a top-level message */
+            reply_to: string | null;
+            /** @description The sender's account was deleted: show "deleted user"; the message is a tombstone */
+            sender_deleted: boolean;
+            /** @example usr_068ay3yzbf8z1rmbn3y0p6fs2g */
+            sender_id: string;
         };
         Webhook: {
             /** Format: date-time */
@@ -4447,6 +4894,474 @@ export interface operations {
             };
         };
     };
+    "list-conversations": {
+        parameters: {
+            query?: {
+                /** @description How many items to return (1-100) */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListConversation"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "create-conversation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationDraft"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-conversation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "rename-conversation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenameConversationRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "leave-conversation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "add-conversation-members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddConversationMembersRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "remove-conversation-member": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "set-conversation-member-role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetConversationMemberRoleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationMember"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-messages": {
+        parameters: {
+            query?: {
+                limit?: number;
+                order?: "asc" | "desc";
+                /** @description A message id: older than it */
+                before?: string;
+                /** @description A message id: newer than it */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListView"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "send-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageDraft"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["View"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "mute-conversation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MuteConversationRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationMember"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "unmute-conversation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationMember"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "read-conversation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReadConversationRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationMember"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    typing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "list-events": {
         parameters: {
             query?: {
@@ -4762,6 +5677,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventCheckIn"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "open-event-conversation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
                 };
             };
             /** @description Error */
@@ -5260,6 +6207,176 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Match"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "search-messages": {
+        parameters: {
+            query?: {
+                /** @description Words to find, all of them (1 to 10) */
+                q?: string;
+                conversation_id?: string;
+                /** @description Sent at or after */
+                from?: string;
+                /** @description Sent before */
+                to?: string;
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSearchResult"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["View"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "delete-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "edit-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EditMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["View"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-thread": {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListView"];
                 };
             };
             /** @description Error */
@@ -6333,7 +7450,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d9sake67djbxx6qc9m",
+                 *       "id": "whe_06h17rq1bsy316mmxretp9tzjm",
                  *       "type": "event.cancelled"
                  *     }
                  */
@@ -6394,7 +7511,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d9rp3714g2tw5920zr",
+                 *       "id": "whe_06h17rq1bsxfqdw17yzgdg45zr",
                  *       "type": "event.created"
                  *     }
                  */
@@ -6449,7 +7566,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d9s5d88jmfz0pfbmwc",
+                 *       "id": "whe_06h17rq1bsxzx9ac7hmdp7faeg",
                  *       "type": "event.rsvp"
                  *     }
                  */
@@ -6510,7 +7627,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d9rszcskkfq8fzdz34",
+                 *       "id": "whe_06h17rq1bsxkndjn3stx26v97c",
                  *       "type": "event.updated"
                  *     }
                  */
@@ -6569,7 +7686,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d5zd1cf836w8k2njrr",
+                 *       "id": "whe_06h17rq1bswmncx0qkqd9n001w",
                  *       "type": "match.accepted"
                  *     }
                  */
@@ -6628,7 +7745,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d5z77ay44rp48k8774",
+                 *       "id": "whe_06h17rq1bswg572dq1s5x3r4e8",
                  *       "type": "match.created"
                  *     }
                  */
@@ -6687,7 +7804,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d5zfx8s5ctb7bp5daw",
+                 *       "id": "whe_06h17rq1bswsq1tvv7m3s69kcw",
                  *       "type": "match.declined"
                  *     }
                  */
@@ -6746,7 +7863,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d9r290n3regjkyrz4c",
+                 *       "id": "whe_06h17rq1bswxnfet64ch88y360",
                  *       "type": "match.expired"
                  *     }
                  */
@@ -6803,7 +7920,7 @@ export interface operations {
                  *           "text": "See you at 10?"
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d9syx1846sxfgqc6v8",
+                 *       "id": "whe_06h17rq1bsyr527kd3kn09wfaw",
                  *       "type": "message.read"
                  *     }
                  */
@@ -6858,7 +7975,7 @@ export interface operations {
                  *           "text": "See you at 10?"
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d9st17nb5pzkbbeyt8",
+                 *       "id": "whe_06h17rq1bsyhq8qwjb2384epx8",
                  *       "type": "message.sent"
                  *     }
                  */
@@ -6918,7 +8035,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d9tx1aw5xjqcm9y2pr",
+                 *       "id": "whe_06h17rq1bszex7p8h673ycad6w",
                  *       "type": "notification.delivered"
                  *     }
                  */
@@ -6976,7 +8093,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d9tr1eaad4h0bfptw8",
+                 *       "id": "whe_06h17rq1bszbfanazg8bmgffa8",
                  *       "type": "notification.sent"
                  *     }
                  */
@@ -7038,7 +8155,7 @@ export interface operations {
                  *           "verified": false
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d5xtk2rbzw2t8p2058",
+                 *       "id": "whe_06h17rq1bstwq7wx939z5fva5c",
                  *       "type": "user.created"
                  *     }
                  */
@@ -7092,7 +8209,7 @@ export interface operations {
                  *           "id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d5ytx4pfzyjr7nv5x0",
+                 *       "id": "whe_06h17rq1bsw1z6q9mxtcqr91f0",
                  *       "type": "user.deleted"
                  *     }
                  */
@@ -7154,7 +8271,7 @@ export interface operations {
                  *           "verified": false
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d5y2v6mqv2rp3j4dv4",
+                 *       "id": "whe_06h17rq1bsv678mktjmfz4w3xr",
                  *       "type": "user.updated"
                  *     }
                  */
@@ -7216,7 +8333,7 @@ export interface operations {
                  *           "verified": true
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d5yk71eqgfvsczmdpc",
+                 *       "id": "whe_06h17rq1bsvmv9cfn0114vqs8c",
                  *       "type": "user.verified"
                  *     }
                  */
@@ -7272,7 +8389,7 @@ export interface operations {
                  *           "url": "https://hooks.example.com/matchpoint"
                  *         }
                  *       },
-                 *       "id": "whe_06h17g50d9v7k7y55dp56sjxbg",
+                 *       "id": "whe_06h17rq1bxr6ffhrmmzv336eyc",
                  *       "type": "webhook.failing"
                  *     }
                  */

@@ -73,7 +73,7 @@ test("profile read and update", async () => {
 });
 
 test("a webhook subscription is verified", async () => {
-  hook = await partner.createWebhook({ url: receiver.url, events: ["match.created", "match.accepted", "event.rsvp"], description: "js contract " + run });
+  hook = await partner.createWebhook({ url: receiver.url, events: ["match.created", "match.accepted", "event.rsvp", "message.sent"], description: "js contract " + run });
   assert.match(hook.secret, /^whsec_/);
   for (let i = 0; i < 100 && hook.status !== "active"; i++) {
     await new Promise((r) => setTimeout(r, 100));
@@ -107,6 +107,26 @@ test("match find, a request, accepted by the other person; the delivery verifies
   const tampered = Buffer.from(d.body.toString().replace(match.id, match.id.slice(0, -1) + "x"));
   await assert.rejects(verifyWebhook(tampered, d.headers, hook.secret), WebhookVerificationError);
   await assert.rejects(verifyWebhook(d.body, d.headers, "whsec_" + Buffer.from("another secret").toString("base64")), WebhookVerificationError);
+});
+
+test("a conversation with a message; its delivery verifies", async () => {
+  assert.ok(match && hook, "needs the match and webhook steps");
+  const conv = await person.createConversation({ member_ids: [partnerMe.id], title: "Saturday " + run });
+  assert.match(conv.id, /^cnv_/);
+  const text = "See you at 10 on court 3? " + run;
+  const sent = await person.sendMessage(conv.id, { body: text });
+  assert.equal(sent.body, text);
+  const page = await partner.listMessages(conv.id, { limit: 10 });
+  assert.ok(page.data.some((m) => m.id === sent.id && m.body === text), JSON.stringify(page));
+  assert.equal((await partner.getMessage(sent.id)).body, text);
+  const convs = [];
+  for await (const c of partner.listConversationsAutoPaging({ limit: 1 })) convs.push(c.id);
+  assert.ok(convs.includes(conv.id));
+
+  const d = await receiver.waitFor((x) => JSON.parse(x.body.toString()).type === "message.sent");
+  const ev = await verifyWebhook(d.body, d.headers, hook.secret);
+  assert.equal(ev.type, "message.sent");
+  if (ev.type === "message.sent") assert.equal(ev.data.message.id, sent.id);
 });
 
 test("an event with an RSVP; a list walked page by page", async () => {

@@ -31,6 +31,24 @@ data class AckWebhookDeliveryRequest(
     }
 }
 
+/** AddConversationMembersRequest */
+data class AddConversationMembersRequest(
+    val userIds: List<String>? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (userIds != null) o.put("user_ids", Json.value(userIds))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): AddConversationMembersRequest = AddConversationMembersRequest(
+            userIds = Json.opt(o, "user_ids") { Json.list(it as JSONArray) { it.toString() } }
+        )
+    }
+}
+
 /** APIKey */
 data class APIKey(
     val createdAt: String? = null,
@@ -183,6 +201,124 @@ data class ChannelPatch(
     }
 }
 
+/** Conversation */
+data class Conversation(
+    val createdAt: String? = null,
+    val creatorId: String? = null,
+    /** The sports event this is the conversation of; null otherwise */
+    val eventId: String? = null,
+    val id: String? = null,
+    /** The last message, or the creation */
+    val lastActivityAt: String? = null,
+    /** The latest message you may read; null before the first */
+    val lastMessage: View? = null,
+    /** Your membership: role, read marker, mute */
+    val me: ConversationMember? = null,
+    val members: List<ConversationMember>? = null,
+    val `object`: String? = null,
+    /** A group's title; null for a direct conversation */
+    val title: String? = null,
+    val type: String? = null,
+    /** Messages from others after your read marker */
+    val unreadCount: Long? = null,
+    val updatedAt: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (createdAt != null) o.put("created_at", Json.value(createdAt))
+        if (creatorId != null) o.put("creator_id", Json.value(creatorId))
+        if (eventId != null) o.put("event_id", Json.value(eventId))
+        if (id != null) o.put("id", Json.value(id))
+        if (lastActivityAt != null) o.put("last_activity_at", Json.value(lastActivityAt))
+        if (lastMessage != null) o.put("last_message", Json.value(lastMessage))
+        if (me != null) o.put("me", Json.value(me))
+        if (members != null) o.put("members", Json.value(members))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        if (title != null) o.put("title", Json.value(title))
+        if (type != null) o.put("type", Json.value(type))
+        if (unreadCount != null) o.put("unread_count", Json.value(unreadCount))
+        if (updatedAt != null) o.put("updated_at", Json.value(updatedAt))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): Conversation = Conversation(
+            createdAt = Json.opt(o, "created_at") { it.toString() },
+            creatorId = Json.opt(o, "creator_id") { it.toString() },
+            eventId = Json.opt(o, "event_id") { it.toString() },
+            id = Json.opt(o, "id") { it.toString() },
+            lastActivityAt = Json.opt(o, "last_activity_at") { it.toString() },
+            lastMessage = Json.opt(o, "last_message") { View.fromJson(it as JSONObject) },
+            me = Json.opt(o, "me") { ConversationMember.fromJson(it as JSONObject) },
+            members = Json.opt(o, "members") { Json.list(it as JSONArray) { ConversationMember.fromJson(it as JSONObject) } },
+            `object` = Json.opt(o, "object") { it.toString() },
+            title = Json.opt(o, "title") { it.toString() },
+            type = Json.opt(o, "type") { it.toString() },
+            unreadCount = Json.opt(o, "unread_count") { (it as Number).toLong() },
+            updatedAt = Json.opt(o, "updated_at") { it.toString() }
+        )
+    }
+}
+
+/** ConversationDraft */
+data class ConversationDraft(
+    /** The other people (you are added). Without a title: exactly one, a direct conversation */
+    val memberIds: List<String>? = null,
+    /** Makes a group of you and member_ids (1 to 100 characters) */
+    val title: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (memberIds != null) o.put("member_ids", Json.value(memberIds))
+        if (title != null) o.put("title", Json.value(title))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ConversationDraft = ConversationDraft(
+            memberIds = Json.opt(o, "member_ids") { Json.list(it as JSONArray) { it.toString() } },
+            title = Json.opt(o, "title") { it.toString() }
+        )
+    }
+}
+
+/** ConversationMember */
+data class ConversationMember(
+    val joinedAt: String? = null,
+    val lastReadAt: String? = null,
+    /** Read up to this message */
+    val lastReadMessageId: String? = null,
+    /** Only in me: notifications stay in the centre without push or email until then */
+    val mutedUntil: String? = null,
+    val role: String? = null,
+    val userId: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (joinedAt != null) o.put("joined_at", Json.value(joinedAt))
+        if (lastReadAt != null) o.put("last_read_at", Json.value(lastReadAt))
+        if (lastReadMessageId != null) o.put("last_read_message_id", Json.value(lastReadMessageId))
+        if (mutedUntil != null) o.put("muted_until", Json.value(mutedUntil))
+        if (role != null) o.put("role", Json.value(role))
+        if (userId != null) o.put("user_id", Json.value(userId))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ConversationMember = ConversationMember(
+            joinedAt = Json.opt(o, "joined_at") { it.toString() },
+            lastReadAt = Json.opt(o, "last_read_at") { it.toString() },
+            lastReadMessageId = Json.opt(o, "last_read_message_id") { it.toString() },
+            mutedUntil = Json.opt(o, "muted_until") { it.toString() },
+            role = Json.opt(o, "role") { it.toString() },
+            userId = Json.opt(o, "user_id") { it.toString() }
+        )
+    }
+}
+
 /** CreateAPIKeyRequest */
 data class CreateAPIKeyRequest(
     val name: String? = null,
@@ -317,6 +453,25 @@ data class Device(
             platform = Json.opt(o, "platform") { it.toString() },
             pushService = Json.opt(o, "push_service") { it.toString() },
             tokenHint = Json.opt(o, "token_hint") { it.toString() }
+        )
+    }
+}
+
+/** EditMessageRequest */
+data class EditMessageRequest(
+    /** 1 to 4,000 characters after trimming */
+    val body: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (body != null) o.put("body", Json.value(body))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): EditMessageRequest = EditMessageRequest(
+            body = Json.opt(o, "body") { it.toString() }
         )
     }
 }
@@ -916,6 +1071,34 @@ data class ListBlock(
     }
 }
 
+/** ListConversation */
+data class ListConversation(
+    val data: List<Conversation>? = null,
+    val hasMore: Boolean? = null,
+    /** Pass as cursor to get the next page */
+    val nextCursor: String? = null,
+    val `object`: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (data != null) o.put("data", Json.value(data))
+        if (hasMore != null) o.put("has_more", Json.value(hasMore))
+        if (nextCursor != null) o.put("next_cursor", Json.value(nextCursor))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ListConversation = ListConversation(
+            data = Json.opt(o, "data") { Json.list(it as JSONArray) { Conversation.fromJson(it as JSONObject) } },
+            hasMore = Json.opt(o, "has_more") { (it as Boolean) },
+            nextCursor = Json.opt(o, "next_cursor") { it.toString() },
+            `object` = Json.opt(o, "object") { it.toString() }
+        )
+    }
+}
+
 /** ListDevice */
 data class ListDevice(
     val data: List<Device>? = null,
@@ -1168,6 +1351,34 @@ data class ListRecommendedEvent(
     }
 }
 
+/** ListSearchResult */
+data class ListSearchResult(
+    val data: List<SearchResult>? = null,
+    val hasMore: Boolean? = null,
+    /** Pass as cursor to get the next page */
+    val nextCursor: String? = null,
+    val `object`: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (data != null) o.put("data", Json.value(data))
+        if (hasMore != null) o.put("has_more", Json.value(hasMore))
+        if (nextCursor != null) o.put("next_cursor", Json.value(nextCursor))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ListSearchResult = ListSearchResult(
+            data = Json.opt(o, "data") { Json.list(it as JSONArray) { SearchResult.fromJson(it as JSONObject) } },
+            hasMore = Json.opt(o, "has_more") { (it as Boolean) },
+            nextCursor = Json.opt(o, "next_cursor") { it.toString() },
+            `object` = Json.opt(o, "object") { it.toString() }
+        )
+    }
+}
+
 /** ListSport */
 data class ListSport(
     val data: List<Sport>? = null,
@@ -1245,6 +1456,34 @@ data class ListVerification(
         /** Reads the JSON the API answers with; unknown fields are ignored. */
         @JvmStatic fun fromJson(o: JSONObject): ListVerification = ListVerification(
             data = Json.opt(o, "data") { Json.list(it as JSONArray) { Verification.fromJson(it as JSONObject) } },
+            hasMore = Json.opt(o, "has_more") { (it as Boolean) },
+            nextCursor = Json.opt(o, "next_cursor") { it.toString() },
+            `object` = Json.opt(o, "object") { it.toString() }
+        )
+    }
+}
+
+/** ListView */
+data class ListView(
+    val data: List<View>? = null,
+    val hasMore: Boolean? = null,
+    /** Pass as cursor to get the next page */
+    val nextCursor: String? = null,
+    val `object`: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (data != null) o.put("data", Json.value(data))
+        if (hasMore != null) o.put("has_more", Json.value(hasMore))
+        if (nextCursor != null) o.put("next_cursor", Json.value(nextCursor))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ListView = ListView(
+            data = Json.opt(o, "data") { Json.list(it as JSONArray) { View.fromJson(it as JSONObject) } },
             hasMore = Json.opt(o, "has_more") { (it as Boolean) },
             nextCursor = Json.opt(o, "next_cursor") { it.toString() },
             `object` = Json.opt(o, "object") { it.toString() }
@@ -1489,6 +1728,48 @@ data class MessageData(
             readBy = Json.opt(o, "read_by") { it.toString() },
             senderId = Json.opt(o, "sender_id") { it.toString() },
             text = Json.opt(o, "text") { it.toString() }
+        )
+    }
+}
+
+/** MessageDraft */
+data class MessageDraft(
+    /** 1 to 4,000 characters after trimming */
+    val body: String? = null,
+    /** A message of the conversation: the new one joins its thread (threads are one level deep: a reply to a reply joins the same thread) */
+    val replyTo: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (body != null) o.put("body", Json.value(body))
+        if (replyTo != null) o.put("reply_to", Json.value(replyTo))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): MessageDraft = MessageDraft(
+            body = Json.opt(o, "body") { it.toString() },
+            replyTo = Json.opt(o, "reply_to") { it.toString() }
+        )
+    }
+}
+
+/** MuteConversationRequest */
+data class MuteConversationRequest(
+    /** In the future */
+    val until: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (until != null) o.put("until", Json.value(until))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): MuteConversationRequest = MuteConversationRequest(
+            until = Json.opt(o, "until") { it.toString() }
         )
     }
 }
@@ -2212,6 +2493,24 @@ data class QuietHours(
     }
 }
 
+/** ReadConversationRequest */
+data class ReadConversationRequest(
+    val messageId: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (messageId != null) o.put("message_id", Json.value(messageId))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ReadConversationRequest = ReadConversationRequest(
+            messageId = Json.opt(o, "message_id") { it.toString() }
+        )
+    }
+}
+
 /** ReadNotificationsRequest */
 data class ReadNotificationsRequest(
     /** Mark this one and everything listed after it (older activity); without it, all */
@@ -2476,6 +2775,24 @@ data class RegisterDeviceRequest(
     }
 }
 
+/** RenameConversationRequest */
+data class RenameConversationRequest(
+    val title: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (title != null) o.put("title", Json.value(title))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): RenameConversationRequest = RenameConversationRequest(
+            title = Json.opt(o, "title") { it.toString() }
+        )
+    }
+}
+
 /** RequestVerificationRequest */
 data class RequestVerificationRequest(
     val documentType: String? = null,
@@ -2583,6 +2900,52 @@ data class RSVPData(
             id = Json.opt(o, "id") { it.toString() },
             status = Json.opt(o, "status") { it.toString() },
             userId = Json.opt(o, "user_id") { it.toString() }
+        )
+    }
+}
+
+/** SearchResult */
+data class SearchResult(
+    val conversationId: String? = null,
+    val message: View? = null,
+    val `object`: String? = null,
+    /** HTML-escaped text around the match, the matched words in <mark> */
+    val snippet: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (conversationId != null) o.put("conversation_id", Json.value(conversationId))
+        if (message != null) o.put("message", Json.value(message))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        if (snippet != null) o.put("snippet", Json.value(snippet))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): SearchResult = SearchResult(
+            conversationId = Json.opt(o, "conversation_id") { it.toString() },
+            message = Json.opt(o, "message") { View.fromJson(it as JSONObject) },
+            `object` = Json.opt(o, "object") { it.toString() },
+            snippet = Json.opt(o, "snippet") { it.toString() }
+        )
+    }
+}
+
+/** SetConversationMemberRoleRequest */
+data class SetConversationMemberRoleRequest(
+    val role: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (role != null) o.put("role", Json.value(role))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): SetConversationMemberRoleRequest = SetConversationMemberRoleRequest(
+            role = Json.opt(o, "role") { it.toString() }
         )
     }
 }
@@ -3100,6 +3463,66 @@ data class Verification(
             reviewedAt = Json.opt(o, "reviewed_at") { it.toString() },
             status = Json.opt(o, "status") { it.toString() },
             userId = Json.opt(o, "user_id") { it.toString() }
+        )
+    }
+}
+
+/** View */
+data class View(
+    /** null once deleted */
+    val body: String? = null,
+    val conversationId: String? = null,
+    val createdAt: String? = null,
+    /** A tombstone: the message was deleted and its body is gone */
+    val deleted: Boolean? = null,
+    val deletedAt: String? = null,
+    /** Last edit; null if never edited */
+    val editedAt: String? = null,
+    val id: String? = null,
+    val lastReplyAt: String? = null,
+    val `object`: String? = null,
+    /** Replies in this message's thread */
+    val replyCount: Long? = null,
+    /** The thread this reply belongs to (its root message); null for a top-level message */
+    val replyTo: String? = null,
+    /** The sender's account was deleted: show "deleted user"; the message is a tombstone */
+    val senderDeleted: Boolean? = null,
+    val senderId: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (body != null) o.put("body", Json.value(body))
+        if (conversationId != null) o.put("conversation_id", Json.value(conversationId))
+        if (createdAt != null) o.put("created_at", Json.value(createdAt))
+        if (deleted != null) o.put("deleted", Json.value(deleted))
+        if (deletedAt != null) o.put("deleted_at", Json.value(deletedAt))
+        if (editedAt != null) o.put("edited_at", Json.value(editedAt))
+        if (id != null) o.put("id", Json.value(id))
+        if (lastReplyAt != null) o.put("last_reply_at", Json.value(lastReplyAt))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        if (replyCount != null) o.put("reply_count", Json.value(replyCount))
+        if (replyTo != null) o.put("reply_to", Json.value(replyTo))
+        if (senderDeleted != null) o.put("sender_deleted", Json.value(senderDeleted))
+        if (senderId != null) o.put("sender_id", Json.value(senderId))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): View = View(
+            body = Json.opt(o, "body") { it.toString() },
+            conversationId = Json.opt(o, "conversation_id") { it.toString() },
+            createdAt = Json.opt(o, "created_at") { it.toString() },
+            deleted = Json.opt(o, "deleted") { (it as Boolean) },
+            deletedAt = Json.opt(o, "deleted_at") { it.toString() },
+            editedAt = Json.opt(o, "edited_at") { it.toString() },
+            id = Json.opt(o, "id") { it.toString() },
+            lastReplyAt = Json.opt(o, "last_reply_at") { it.toString() },
+            `object` = Json.opt(o, "object") { it.toString() },
+            replyCount = Json.opt(o, "reply_count") { (it as Number).toLong() },
+            replyTo = Json.opt(o, "reply_to") { it.toString() },
+            senderDeleted = Json.opt(o, "sender_deleted") { (it as Boolean) },
+            senderId = Json.opt(o, "sender_id") { it.toString() }
         )
     }
 }

@@ -18,6 +18,7 @@ abstract class Operations {
             "accept-match",
             "ack-notification-delivered",
             "ack-webhook-delivery",
+            "add-conversation-members",
             "approve-verification",
             "block-user",
             "cancel-event",
@@ -25,23 +26,29 @@ abstract class Operations {
             "cancel-match",
             "create-api-key",
             "create-check-in",
+            "create-conversation",
             "create-event",
             "create-match",
             "create-webhook",
             "decline-match",
             "delete-device",
             "delete-me",
+            "delete-message",
             "delete-rsvp",
             "delete-webhook",
+            "edit-message",
             "find-matches",
             "get-api-key",
+            "get-conversation",
             "get-event",
             "get-match",
             "get-me",
+            "get-message",
             "get-my-reliability",
             "get-notification",
             "get-notification-settings",
             "get-rsvp",
+            "get-thread",
             "get-user",
             "get-vapid-public-key",
             "get-verification",
@@ -50,14 +57,17 @@ abstract class Operations {
             "get-webhook-ip-ranges",
             "get-webhook-stats",
             "invite-to-event",
+            "leave-conversation",
             "list-api-keys",
             "list-attendees",
             "list-authorizations",
             "list-blocks",
+            "list-conversations",
             "list-devices",
             "list-events",
             "list-invitations",
             "list-matches",
+            "list-messages",
             "list-my-events",
             "list-notifications",
             "list-places",
@@ -66,19 +76,24 @@ abstract class Operations {
             "list-webhook-deliveries",
             "list-webhooks",
             "match-stats",
+            "mute-conversation",
             "oauth-authorization-server-metadata",
             "oauth-authorize",
             "oauth-introspect",
             "oauth-revoke",
             "oauth-token",
+            "open-event-conversation",
             "pause-webhook",
             "put-rsvp",
+            "read-conversation",
             "read-notification",
             "read-notifications",
             "recommended-events",
             "register-device",
             "reject-verification",
             "remove-attendee",
+            "remove-conversation-member",
+            "rename-conversation",
             "request-verification",
             "resume-webhook",
             "retry-failed-webhook-deliveries",
@@ -86,10 +101,15 @@ abstract class Operations {
             "revoke-api-key",
             "revoke-authorization",
             "rotate-webhook-secret",
+            "search-messages",
+            "send-message",
+            "set-conversation-member-role",
             "show-unsubscribe-page",
             "stream-webhook",
             "test-webhook",
+            "typing",
             "unblock-user",
+            "unmute-conversation",
             "unread-notification-count",
             "unsubscribe-email",
             "update-event",
@@ -109,6 +129,9 @@ abstract class Operations {
 
     /** Acknowledge a streamed delivery (POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/ack, operationId ack-webhook-delivery) */
     @JvmOverloads fun ackWebhookDelivery(id: String, deliveryId: String, body: AckWebhookDeliveryRequest, options: RequestOptions? = null): WebhookDelivery = WebhookDelivery.fromJson(JSONObject(send("POST", "/api/v1/webhooks/${enc(id)}/deliveries/${enc(deliveryId)}/ack", emptyList(), body, false, true, options)))
+
+    /** Add people to a group (POST /v1/conversations/{id}/members, operationId add-conversation-members) */
+    @JvmOverloads fun addConversationMembers(id: String, body: AddConversationMembersRequest, options: RequestOptions? = null): Conversation = Conversation.fromJson(JSONObject(send("POST", "/v1/conversations/${enc(id)}/members", emptyList(), body, false, true, options)))
 
     /** Approve a verification request (operators) (POST /v1/verifications/{id}/approve, operationId approve-verification) */
     @JvmOverloads fun approveVerification(id: String, body: ReviewVerificationRequest? = null, options: RequestOptions? = null): Verification = Verification.fromJson(JSONObject(send("POST", "/v1/verifications/${enc(id)}/approve", emptyList(), body, false, true, options)))
@@ -130,6 +153,9 @@ abstract class Operations {
 
     /** Record that someone attended (POST /v1/events/{id}/check-ins, operationId create-check-in) */
     @JvmOverloads fun createCheckIn(id: String, body: CreateCheckInRequest, options: RequestOptions? = null): EventCheckIn = EventCheckIn.fromJson(JSONObject(send("POST", "/v1/events/${enc(id)}/check-ins", emptyList(), body, false, true, options)))
+
+    /** Start a conversation (POST /v1/conversations, operationId create-conversation) */
+    @JvmOverloads fun createConversation(body: ConversationDraft, options: RequestOptions? = null): Conversation = Conversation.fromJson(JSONObject(send("POST", "/v1/conversations", emptyList(), body, false, true, options)))
 
     /** Create an event (POST /v1/events, operationId create-event) */
     @JvmOverloads fun createEvent(body: EventDraft, options: RequestOptions? = null): SportsEvent = SportsEvent.fromJson(JSONObject(send("POST", "/v1/events", emptyList(), body, false, true, options)))
@@ -153,6 +179,11 @@ abstract class Operations {
         send("DELETE", "/v1/users/me", emptyList(), null, false, true, options)
     }
 
+    /** Delete your message (DELETE /v1/messages/{id}, operationId delete-message) */
+    @JvmOverloads fun deleteMessage(id: String, options: RequestOptions? = null): Unit {
+        send("DELETE", "/v1/messages/${enc(id)}", emptyList(), null, false, true, options)
+    }
+
     /** Withdraw your answer (DELETE /v1/events/{id}/rsvp, operationId delete-rsvp) */
     @JvmOverloads fun deleteRsvp(id: String, options: RequestOptions? = null): Unit {
         send("DELETE", "/v1/events/${enc(id)}/rsvp", emptyList(), null, false, true, options)
@@ -162,6 +193,9 @@ abstract class Operations {
     @JvmOverloads fun deleteWebhook(id: String, options: RequestOptions? = null): Unit {
         send("DELETE", "/api/v1/webhooks/${enc(id)}", emptyList(), null, false, true, options)
     }
+
+    /** Edit your message (PATCH /v1/messages/{id}, operationId edit-message) */
+    @JvmOverloads fun editMessage(id: String, body: EditMessageRequest, options: RequestOptions? = null): View = View.fromJson(JSONObject(send("PATCH", "/v1/messages/${enc(id)}", emptyList(), body, false, true, options)))
 
     /** Find people to play with (POST /v1/matches/find, operationId find-matches) */
     @JvmOverloads fun findMatches(body: FindCriteria, options: RequestOptions? = null): ListRecommendation = ListRecommendation.fromJson(JSONObject(send("POST", "/v1/matches/find", emptyList(), body, false, true, options)))
@@ -175,6 +209,9 @@ abstract class Operations {
     /** An API key (GET /v1/api-keys/{id}, operationId get-api-key) */
     @JvmOverloads fun getApiKey(id: String, options: RequestOptions? = null): APIKey = APIKey.fromJson(JSONObject(send("GET", "/v1/api-keys/${enc(id)}", emptyList(), null, false, true, options)))
 
+    /** A conversation (GET /v1/conversations/{id}, operationId get-conversation) */
+    @JvmOverloads fun getConversation(id: String, options: RequestOptions? = null): Conversation = Conversation.fromJson(JSONObject(send("GET", "/v1/conversations/${enc(id)}", emptyList(), null, false, true, options)))
+
     /** An event (GET /v1/events/{id}, operationId get-event) */
     @JvmOverloads fun getEvent(id: String, options: RequestOptions? = null): SportsEvent = SportsEvent.fromJson(JSONObject(send("GET", "/v1/events/${enc(id)}", emptyList(), null, false, true, options)))
 
@@ -183,6 +220,9 @@ abstract class Operations {
 
     /** Your profile (GET /v1/users/me, operationId get-me) */
     @JvmOverloads fun getMe(options: RequestOptions? = null): Profile = Profile.fromJson(JSONObject(send("GET", "/v1/users/me", emptyList(), null, false, true, options)))
+
+    /** A message (GET /v1/messages/{id}, operationId get-message) */
+    @JvmOverloads fun getMessage(id: String, options: RequestOptions? = null): View = View.fromJson(JSONObject(send("GET", "/v1/messages/${enc(id)}", emptyList(), null, false, true, options)))
 
     /** Your reliability (GET /v1/users/me/reliability, operationId get-my-reliability) */
     @JvmOverloads fun getMyReliability(options: RequestOptions? = null): EventReliability = EventReliability.fromJson(JSONObject(send("GET", "/v1/users/me/reliability", emptyList(), null, false, true, options)))
@@ -195,6 +235,9 @@ abstract class Operations {
 
     /** Your answer to an event (GET /v1/events/{id}/rsvp, operationId get-rsvp) */
     @JvmOverloads fun getRsvp(id: String, options: RequestOptions? = null): EventRSVP = EventRSVP.fromJson(JSONObject(send("GET", "/v1/events/${enc(id)}/rsvp", emptyList(), null, false, true, options)))
+
+    /** A message's thread (GET /v1/messages/{id}/thread, operationId get-thread) */
+    @JvmOverloads fun getThread(id: String, limit: Long? = null, after: String? = null, options: RequestOptions? = null): ListView = ListView.fromJson(JSONObject(send("GET", "/v1/messages/${enc(id)}/thread", listOf("limit" to limit, "after" to after), null, false, true, options)))
 
     /** A user's public profile (GET /v1/users/{id}, operationId get-user) */
     @JvmOverloads fun getUser(id: String, options: RequestOptions? = null): PublicProfile = PublicProfile.fromJson(JSONObject(send("GET", "/v1/users/${enc(id)}", emptyList(), null, false, true, options)))
@@ -219,6 +262,11 @@ abstract class Operations {
 
     /** Invite people to an event (POST /v1/events/{id}/invitations, operationId invite-to-event) */
     @JvmOverloads fun inviteToEvent(id: String, body: InviteToEventRequest, options: RequestOptions? = null): ListEventInvitation = ListEventInvitation.fromJson(JSONObject(send("POST", "/v1/events/${enc(id)}/invitations", emptyList(), body, false, true, options)))
+
+    /** Leave a group (POST /v1/conversations/{id}/leave, operationId leave-conversation) */
+    @JvmOverloads fun leaveConversation(id: String, options: RequestOptions? = null): Unit {
+        send("POST", "/v1/conversations/${enc(id)}/leave", emptyList(), null, false, true, options)
+    }
 
     /** List your API keys (GET /v1/api-keys, operationId list-api-keys) */
     @JvmOverloads fun listApiKeys(limit: Long? = null, cursor: String? = null, options: RequestOptions? = null): ListAPIKey = ListAPIKey.fromJson(JSONObject(send("GET", "/v1/api-keys", listOf("limit" to limit, "cursor" to cursor), null, false, true, options)))
@@ -247,6 +295,15 @@ abstract class Operations {
     /** Every item of listBlocks, page after page (follows next_cursor lazily). */
     @JvmOverloads fun listBlocksAutoPaging(limit: Long? = null, options: RequestOptions? = null): Sequence<Block> = Pagination.items { cursor: String? ->
         val page = listBlocks(limit = limit, cursor = cursor, options = options)
+        Pagination.Page(page.data ?: emptyList(), if (page.hasMore == true) page.nextCursor else null)
+    }
+
+    /** Your conversations (GET /v1/conversations, operationId list-conversations) */
+    @JvmOverloads fun listConversations(limit: Long? = null, cursor: String? = null, options: RequestOptions? = null): ListConversation = ListConversation.fromJson(JSONObject(send("GET", "/v1/conversations", listOf("limit" to limit, "cursor" to cursor), null, false, true, options)))
+
+    /** Every item of listConversations, page after page (follows next_cursor lazily). */
+    @JvmOverloads fun listConversationsAutoPaging(limit: Long? = null, options: RequestOptions? = null): Sequence<Conversation> = Pagination.items { cursor: String? ->
+        val page = listConversations(limit = limit, cursor = cursor, options = options)
         Pagination.Page(page.data ?: emptyList(), if (page.hasMore == true) page.nextCursor else null)
     }
 
@@ -285,6 +342,9 @@ abstract class Operations {
         val page = listMatches(limit = limit, cursor = cursor, status = status, role = role, options = options)
         Pagination.Page(page.data ?: emptyList(), if (page.hasMore == true) page.nextCursor else null)
     }
+
+    /** A conversation's messages (GET /v1/conversations/{id}/messages, operationId list-messages) */
+    @JvmOverloads fun listMessages(id: String, limit: Long? = null, order: String? = null, before: String? = null, after: String? = null, options: RequestOptions? = null): ListView = ListView.fromJson(JSONObject(send("GET", "/v1/conversations/${enc(id)}/messages", listOf("limit" to limit, "order" to order, "before" to before, "after" to after), null, false, true, options)))
 
     /** Your events (GET /v1/users/me/events, operationId list-my-events) */
     @JvmOverloads fun listMyEvents(limit: Long? = null, cursor: String? = null, `when`: String? = null, role: String? = null, options: RequestOptions? = null): ListMyEvent = ListMyEvent.fromJson(JSONObject(send("GET", "/v1/users/me/events", listOf("limit" to limit, "cursor" to cursor, "when" to `when`, "role" to role), null, false, true, options)))
@@ -340,6 +400,9 @@ abstract class Operations {
     /** Your match statistics (GET /v1/matches/stats, operationId match-stats) */
     @JvmOverloads fun matchStats(options: RequestOptions? = null): MatchStats = MatchStats.fromJson(JSONObject(send("GET", "/v1/matches/stats", emptyList(), null, false, true, options)))
 
+    /** Mute a conversation until a time (PUT /v1/conversations/{id}/mute, operationId mute-conversation) */
+    @JvmOverloads fun muteConversation(id: String, body: MuteConversationRequest, options: RequestOptions? = null): ConversationMember = ConversationMember.fromJson(JSONObject(send("PUT", "/v1/conversations/${enc(id)}/mute", emptyList(), body, false, true, options)))
+
     /** Authorization server metadata (RFC 8414) (GET /.well-known/oauth-authorization-server, operationId oauth-authorization-server-metadata) */
     @JvmOverloads fun oauthAuthorizationServerMetadata(options: RequestOptions? = null): JSONObject = JSONObject(send("GET", "/.well-known/oauth-authorization-server", emptyList(), null, false, false, options))
 
@@ -359,11 +422,17 @@ abstract class Operations {
     /** Exchange a code or a refresh token for tokens (POST /oauth/token, operationId oauth-token) */
     @JvmOverloads fun oauthToken(body: Map<String, String>, options: RequestOptions? = null): JSONObject = JSONObject(send("POST", "/oauth/token", emptyList(), body, true, false, options))
 
+    /** Open a sports event's conversation (POST /v1/events/{id}/conversation, operationId open-event-conversation) */
+    @JvmOverloads fun openEventConversation(id: String, options: RequestOptions? = null): Conversation = Conversation.fromJson(JSONObject(send("POST", "/v1/events/${enc(id)}/conversation", emptyList(), null, false, true, options)))
+
     /** Pause a webhook endpoint (POST /api/v1/webhooks/{id}/pause, operationId pause-webhook) */
     @JvmOverloads fun pauseWebhook(id: String, options: RequestOptions? = null): Webhook = Webhook.fromJson(JSONObject(send("POST", "/api/v1/webhooks/${enc(id)}/pause", emptyList(), null, false, true, options)))
 
     /** Answer an event (PUT /v1/events/{id}/rsvp, operationId put-rsvp) */
     @JvmOverloads fun putRsvp(id: String, body: PutRsvpRequest, options: RequestOptions? = null): EventRSVP = EventRSVP.fromJson(JSONObject(send("PUT", "/v1/events/${enc(id)}/rsvp", emptyList(), body, false, true, options)))
+
+    /** Mark read up to a message (POST /v1/conversations/{id}/read, operationId read-conversation) */
+    @JvmOverloads fun readConversation(id: String, body: ReadConversationRequest, options: RequestOptions? = null): ConversationMember = ConversationMember.fromJson(JSONObject(send("POST", "/v1/conversations/${enc(id)}/read", emptyList(), body, false, true, options)))
 
     /** Mark a notification read (POST /v1/notifications/{id}/read, operationId read-notification) */
     @JvmOverloads fun readNotification(id: String, options: RequestOptions? = null): Notification = Notification.fromJson(JSONObject(send("POST", "/v1/notifications/${enc(id)}/read", emptyList(), null, false, true, options)))
@@ -391,6 +460,14 @@ abstract class Operations {
         send("DELETE", "/v1/events/${enc(id)}/attendees/${enc(userId)}", emptyList(), null, false, true, options)
     }
 
+    /** Remove someone from a group (DELETE /v1/conversations/{id}/members/{user_id}, operationId remove-conversation-member) */
+    @JvmOverloads fun removeConversationMember(id: String, userId: String, options: RequestOptions? = null): Unit {
+        send("DELETE", "/v1/conversations/${enc(id)}/members/${enc(userId)}", emptyList(), null, false, true, options)
+    }
+
+    /** Rename a group (PATCH /v1/conversations/{id}, operationId rename-conversation) */
+    @JvmOverloads fun renameConversation(id: String, body: RenameConversationRequest, options: RequestOptions? = null): Conversation = Conversation.fromJson(JSONObject(send("PATCH", "/v1/conversations/${enc(id)}", emptyList(), body, false, true, options)))
+
     /** Ask for ID verification (POST /v1/users/me/verification, operationId request-verification) */
     @JvmOverloads fun requestVerification(body: RequestVerificationRequest, options: RequestOptions? = null): Verification = Verification.fromJson(JSONObject(send("POST", "/v1/users/me/verification", emptyList(), body, false, true, options)))
 
@@ -414,6 +491,21 @@ abstract class Operations {
     /** Rotate a webhook endpoint's secret (POST /api/v1/webhooks/{id}/rotate-secret, operationId rotate-webhook-secret) */
     @JvmOverloads fun rotateWebhookSecret(id: String, options: RequestOptions? = null): Webhook = Webhook.fromJson(JSONObject(send("POST", "/api/v1/webhooks/${enc(id)}/rotate-secret", emptyList(), null, false, true, options)))
 
+    /** Search your messages (GET /v1/messages/search, operationId search-messages) */
+    @JvmOverloads fun searchMessages(q: String? = null, conversationId: String? = null, from: String? = null, to: String? = null, limit: Long? = null, cursor: String? = null, options: RequestOptions? = null): ListSearchResult = ListSearchResult.fromJson(JSONObject(send("GET", "/v1/messages/search", listOf("q" to q, "conversation_id" to conversationId, "from" to from, "to" to to, "limit" to limit, "cursor" to cursor), null, false, true, options)))
+
+    /** Every item of searchMessages, page after page (follows next_cursor lazily). */
+    @JvmOverloads fun searchMessagesAutoPaging(q: String? = null, conversationId: String? = null, from: String? = null, to: String? = null, limit: Long? = null, options: RequestOptions? = null): Sequence<SearchResult> = Pagination.items { cursor: String? ->
+        val page = searchMessages(q = q, conversationId = conversationId, from = from, to = to, limit = limit, cursor = cursor, options = options)
+        Pagination.Page(page.data ?: emptyList(), if (page.hasMore == true) page.nextCursor else null)
+    }
+
+    /** Send a message (POST /v1/conversations/{id}/messages, operationId send-message) */
+    @JvmOverloads fun sendMessage(id: String, body: MessageDraft, options: RequestOptions? = null): View = View.fromJson(JSONObject(send("POST", "/v1/conversations/${enc(id)}/messages", emptyList(), body, false, true, options)))
+
+    /** Make a member admin, or not (PATCH /v1/conversations/{id}/members/{user_id}, operationId set-conversation-member-role) */
+    @JvmOverloads fun setConversationMemberRole(id: String, userId: String, body: SetConversationMemberRoleRequest, options: RequestOptions? = null): ConversationMember = ConversationMember.fromJson(JSONObject(send("PATCH", "/v1/conversations/${enc(id)}/members/${enc(userId)}", emptyList(), body, false, true, options)))
+
     /** The unsubscribe page of an email's link (GET /v1/notifications/unsubscribe, operationId show-unsubscribe-page) */
     @JvmOverloads fun showUnsubscribePage(token: String? = null, options: RequestOptions? = null): String = (org.json.JSONTokener(send("GET", "/v1/notifications/unsubscribe", listOf("token" to token), null, false, false, options)).nextValue().toString())
 
@@ -423,10 +515,18 @@ abstract class Operations {
     /** Send a test delivery (POST /api/v1/webhooks/{id}/test, operationId test-webhook) */
     @JvmOverloads fun testWebhook(id: String, body: TestWebhookRequest, options: RequestOptions? = null): WebhookDelivery = WebhookDelivery.fromJson(JSONObject(send("POST", "/api/v1/webhooks/${enc(id)}/test", emptyList(), body, false, true, options)))
 
+    /** Say you are typing (POST /v1/conversations/{id}/typing, operationId typing) */
+    @JvmOverloads fun typing(id: String, options: RequestOptions? = null): Unit {
+        send("POST", "/v1/conversations/${enc(id)}/typing", emptyList(), null, false, true, options)
+    }
+
     /** Unblock someone (DELETE /v1/users/me/blocks/{user_id}, operationId unblock-user) */
     @JvmOverloads fun unblockUser(userId: String, options: RequestOptions? = null): Unit {
         send("DELETE", "/v1/users/me/blocks/${enc(userId)}", emptyList(), null, false, true, options)
     }
+
+    /** Unmute a conversation (DELETE /v1/conversations/{id}/mute, operationId unmute-conversation) */
+    @JvmOverloads fun unmuteConversation(id: String, options: RequestOptions? = null): ConversationMember = ConversationMember.fromJson(JSONObject(send("DELETE", "/v1/conversations/${enc(id)}/mute", emptyList(), null, false, true, options)))
 
     /** Count your unread notifications (GET /v1/notifications/unread-count, operationId unread-notification-count) */
     @JvmOverloads fun unreadNotificationCount(options: RequestOptions? = null): UnreadCount = UnreadCount.fromJson(JSONObject(send("GET", "/v1/notifications/unread-count", emptyList(), null, false, true, options)))

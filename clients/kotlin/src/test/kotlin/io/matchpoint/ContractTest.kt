@@ -34,6 +34,7 @@ class ContractTest {
     private var partnerMe: Profile? = null
     private var hook: Webhook? = null
     private var secret: String? = null
+    private var matchId: String? = null
 
     @AfterAll
     fun cleanup() {
@@ -96,7 +97,7 @@ class ContractTest {
 
     @Test @Order(3)
     fun webhookSubscriptionIsVerified() {
-        var h = partner.createWebhook(CreateWebhookRequest(url = receiver.url, events = listOf("match.created", "match.accepted", "event.rsvp"), description = "kotlin contract $run"))
+        var h = partner.createWebhook(CreateWebhookRequest(url = receiver.url, events = listOf("match.created", "match.accepted", "event.rsvp", "message.sent"), description = "kotlin contract $run"))
         secret = h.secret
         assertTrue(secret!!.startsWith("whsec_"))
         var i = 0
@@ -117,6 +118,7 @@ class ContractTest {
         assertEquals("pending", match.status)
         assertEquals("accepted", partner.acceptMatch(match.id!!).status)
         assertEquals("accepted", person.getMatch(match.id!!).status)
+        matchId = match.id
 
         val d = receiver.waitFor { it.json.optString("type") == "match.accepted" }
         val ev = Webhooks.verify(d.body, d.headers, secret!!)
@@ -129,6 +131,26 @@ class ContractTest {
     }
 
     @Test @Order(5)
+    fun conversationWithAMessageAndItsDeliveryVerified() {
+        val other = partnerMe ?: throw AssertionError("needs the profile step")
+        assertNotNull(matchId, "needs the match step")
+        val conv = person.createConversation(ConversationDraft(memberIds = listOf(other.id!!), title = "Saturday $run"))
+        assertTrue(conv.id!!.startsWith("cnv_"))
+        val text = "See you at 10 on court 3? $run"
+        val sent = person.sendMessage(conv.id!!, MessageDraft(body = text))
+        assertEquals(text, sent.body)
+        val page = partner.listMessages(conv.id!!, limit = 10)
+        assertTrue(page.data!!.any { it.id == sent.id && it.body == text }, page.toJson().toString())
+        assertEquals(text, partner.getMessage(sent.id!!).body)
+        assertTrue(partner.listConversationsAutoPaging(limit = 1).any { it.id == conv.id })
+
+        val d = receiver.waitFor { it.json.optString("type") == "message.sent" }
+        val ev = Webhooks.verify(d.body, d.headers, secret!!)
+        assertTrue(ev is MessageSentEvent, ev.javaClass.name)
+        assertEquals(sent.id, (ev as MessageSentEvent).data!!.message!!.id)
+    }
+
+    @Test @Order(6)
     fun eventWithRsvpAndAListWalkedPageByPage() {
         val other = partnerMe ?: throw AssertionError("needs the profile step")
         val whenAt = Instant.now().plusSeconds(7 * 86400)
@@ -155,7 +177,7 @@ class ContractTest {
         assertEquals(walked.size, walked.toSet().size, "no item twice")
     }
 
-    @Test @Order(6)
+    @Test @Order(7)
     fun notFoundAndUnprocessableAreTypedErrors() {
         val nf = assertThrows(NotFoundException::class.java) { partner.getEvent("evt_00000000000000000000000000") }
         assertEquals(404, nf.status)
@@ -168,7 +190,7 @@ class ContractTest {
         assertEquals("sports[0]", bad.param)
     }
 
-    @Test @Order(7)
+    @Test @Order(8)
     fun a503IsRetriedWithTheSameIdempotencyKey() {
         val other = partnerMe ?: throw AssertionError("needs the profile step")
         Proxy(base).use { proxy ->
