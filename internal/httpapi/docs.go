@@ -60,6 +60,7 @@ var problemCodes = []web.ErrorCode{
 	{Code: "invalid_document_type", Status: 422, Meaning: "Verification documents are passport, national_id, driving_licence or residence_permit."},
 	{Code: "invalid_status", Status: 422, Meaning: "The status filter is not one the list knows."},
 	{Code: "invalid_cursor", Status: 422, Meaning: "The cursor is not one this list returned."},
+	{Code: "invalid_last_event_id", Status: 400, Meaning: "Last-Event-ID (or last_event_id) of GET /v1/stream is not the id of a stream event: send the id of the last event received, or nothing."},
 	{Code: "location_required", Status: 422, Meaning: "Matching needs your position: set location (a place name) or latitude and longitude on your profile."},
 	{Code: "sports_required", Status: 422, Meaning: "A match search needs sports: send them, or add sports to your profile."},
 	{Code: "cannot_match_self", Status: 422, Meaning: "A match request names yourself."},

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
@@ -27,6 +28,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
+	"github.com/matchpoint-api/matchpoint/internal/stream"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 	"github.com/matchpoint-api/matchpoint/internal/web"
 	"github.com/matchpoint-api/matchpoint/internal/webhooks"
@@ -58,6 +60,10 @@ type Deps struct {
 	Places         func() *geo.Gazetteer // the gazetteer, loaded on first use
 	Notifications  *notifications.Service
 	Messaging      *messaging.Service
+	// The real-time stream: this node's hub, and how often an idle stream
+	// gets a heartbeat (default 15 s).
+	Stream          *stream.Hub
+	StreamHeartbeat time.Duration
 }
 
 type server struct {
@@ -86,6 +92,9 @@ type server struct {
 	places         func() *geo.Gazetteer
 	notifications  *notifications.Service
 	messaging      *messaging.Service
+
+	stream          *stream.Hub
+	streamHeartbeat time.Duration
 }
 
 var installErrors sync.Once
@@ -108,6 +117,10 @@ func New(d Deps) http.Handler {
 		matching: d.Matching, places: d.Places,
 		notifications: d.Notifications, events: d.Events,
 		messaging: d.Messaging,
+		stream:    d.Stream, streamHeartbeat: d.StreamHeartbeat,
+	}
+	if s.streamHeartbeat <= 0 {
+		s.streamHeartbeat = 15 * time.Second
 	}
 	if s.clientIP == nil {
 		s.clientIP = clientip.New(nil)
