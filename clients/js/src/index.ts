@@ -39,3 +39,4 @@ export type { ClientOptions, RequestOptions, OAuthClientOptions, TokenSet } from
 export type { paths, components, operations, webhooks } from "./schema.js";
 export type Schemas = import("./schema.js").components["schemas"];
 export { VERSION } from "./version.js";
+export { readEvents, type ServerSentEvent } from "./sse.js";

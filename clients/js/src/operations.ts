@@ -94,6 +94,7 @@ export const OPERATION_IDS: readonly string[] = [
   "send-message",
   "set-conversation-member-role",
   "show-unsubscribe-page",
+  "stream",
   "stream-webhook",
   "test-webhook",
   "typing",
@@ -639,6 +640,11 @@ export class Operations extends Core {
   /** The unsubscribe page of an email's link (GET /v1/notifications/unsubscribe, operationId show-unsubscribe-page) */
   showUnsubscribePage(query: operations["show-unsubscribe-page"]["parameters"]["query"], options?: RequestOptions): Promise<operations["show-unsubscribe-page"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "GET", path: `/v1/notifications/unsubscribe`, query, accept: "json", operationId: "show-unsubscribe-page", noAuth: true }, options);
+  }
+
+  /** Receive your real-time stream (GET /v1/stream, operationId stream) */
+  stream(query?: operations["stream"]["parameters"]["query"], options?: RequestOptions): Promise<Response> {
+    return this.request({ method: "GET", path: `/v1/stream`, query, accept: "raw", operationId: "stream" }, options);
   }
 
   /** Read a stream subscription (GET /api/v1/webhooks/{id}/stream, operationId stream-webhook) */

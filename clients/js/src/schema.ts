@@ -1346,6 +1346,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Receive your real-time stream
+         * @description Server-sent events (`text/event-stream`) of what happens to you, on every node of the service: each event has `id:` (a sequence number), `event:` (its kind: `notification`, and the messaging kinds `message.sent`, `message.edited`, `message.deleted`, `message.read`, `conversation.updated`, `conversation.typing`) and `data:` (JSON; a notification in the shape of GET /v1/notifications/{id}). Every open connection of yours receives every event. Reconnect with `Last-Event-ID` (or `last_event_id`) to get what you missed first, in order, with nothing twice; events are kept 7 days by default, and typing events are not replayed after 10 seconds. A comment line (`: heartbeat`) arrives every 15 seconds by default. A client that falls too far behind is disconnected, with nothing lost: it reconnects with its last id. Scope: read.
+         */
+        get: operations["stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/me": {
         parameters: {
             query?: never;
@@ -6748,6 +6768,41 @@ export interface operations {
             };
         };
     };
+    stream: {
+        parameters: {
+            query?: {
+                /** @description The same, for clients that cannot set headers; the header wins when both are sent */
+                last_event_id?: string;
+            };
+            header?: {
+                /** @description The id of the last event received: what followed it is replayed first (browsers' EventSource sends it when it reconnects) */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "get-me": {
         parameters: {
             query?: never;
@@ -7450,7 +7505,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bsy316mmxretp9tzjm",
+                 *       "id": "whe_06h17tbctssts1ynjemd45kk40",
                  *       "type": "event.cancelled"
                  *     }
                  */
@@ -7511,7 +7566,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bsxfqdw17yzgdg45zr",
+                 *       "id": "whe_06h17tbctss0d7rrj3ca99swfc",
                  *       "type": "event.created"
                  *     }
                  */
@@ -7566,7 +7621,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bsxzx9ac7hmdp7faeg",
+                 *       "id": "whe_06h17tbctssp700hsa56dswh38",
                  *       "type": "event.rsvp"
                  *     }
                  */
@@ -7627,7 +7682,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bsxkndjn3stx26v97c",
+                 *       "id": "whe_06h17tbctss5z9qzs6f6vapkrr",
                  *       "type": "event.updated"
                  *     }
                  */
@@ -7686,7 +7741,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bswmncx0qkqd9n001w",
+                 *       "id": "whe_06h17tbctsr3b0neqyppy4evp4",
                  *       "type": "match.accepted"
                  *     }
                  */
@@ -7745,7 +7800,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bswg572dq1s5x3r4e8",
+                 *       "id": "whe_06h17tbctnzkkcpxmmfmzprpzw",
                  *       "type": "match.created"
                  *     }
                  */
@@ -7804,7 +7859,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bswsq1tvv7m3s69kcw",
+                 *       "id": "whe_06h17tbctsr7dfmtxbjht7ta9g",
                  *       "type": "match.declined"
                  *     }
                  */
@@ -7863,7 +7918,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bswxnfet64ch88y360",
+                 *       "id": "whe_06h17tbctsrbx1wswha7e4909g",
                  *       "type": "match.expired"
                  *     }
                  */
@@ -7920,7 +7975,7 @@ export interface operations {
                  *           "text": "See you at 10?"
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bsyr527kd3kn09wfaw",
+                 *       "id": "whe_06h17tbctstf1ahxxqnfhaxqrm",
                  *       "type": "message.read"
                  *     }
                  */
@@ -7975,7 +8030,7 @@ export interface operations {
                  *           "text": "See you at 10?"
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bsyhq8qwjb2384epx8",
+                 *       "id": "whe_06h17tbctst99ewecyxsswvcem",
                  *       "type": "message.sent"
                  *     }
                  */
@@ -8035,7 +8090,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bszex7p8h673ycad6w",
+                 *       "id": "whe_06h17tbctsv8df9wv99571sa94",
                  *       "type": "notification.delivered"
                  *     }
                  */
@@ -8093,7 +8148,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bszbfanazg8bmgffa8",
+                 *       "id": "whe_06h17tbctsv376t7yz05qhhq7c",
                  *       "type": "notification.sent"
                  *     }
                  */
@@ -8155,7 +8210,7 @@ export interface operations {
                  *           "verified": false
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bstwq7wx939z5fva5c",
+                 *       "id": "whe_06h17tbctnyahf3sw32298rj6g",
                  *       "type": "user.created"
                  *     }
                  */
@@ -8209,7 +8264,7 @@ export interface operations {
                  *           "id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bsw1z6q9mxtcqr91f0",
+                 *       "id": "whe_06h17tbctnz6h74hnjj8manmmr",
                  *       "type": "user.deleted"
                  *     }
                  */
@@ -8271,7 +8326,7 @@ export interface operations {
                  *           "verified": false
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bsv678mktjmfz4w3xr",
+                 *       "id": "whe_06h17tbctnykve6zn87r9sz184",
                  *       "type": "user.updated"
                  *     }
                  */
@@ -8333,7 +8388,7 @@ export interface operations {
                  *           "verified": true
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bsvmv9cfn0114vqs8c",
+                 *       "id": "whe_06h17tbctnywf0930pjdrzwp00",
                  *       "type": "user.verified"
                  *     }
                  */
@@ -8389,7 +8444,7 @@ export interface operations {
                  *           "url": "https://hooks.example.com/matchpoint"
                  *         }
                  *       },
-                 *       "id": "whe_06h17rq1bxr6ffhrmmzv336eyc",
+                 *       "id": "whe_06h17tbctsvkb25bb3h2me5gg0",
                  *       "type": "webhook.failing"
                  *     }
                  */

@@ -4,7 +4,7 @@
 // Enterprise account of MATCHPOINT_API_KEY is the other person.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import Matchpoint, { NotFoundError, UnprocessableEntityError, MatchpointError, verifyWebhook, WebhookVerificationError } from "../dist/esm/index.js";
+import Matchpoint, { NotFoundError, UnprocessableEntityError, MatchpointError, verifyWebhook, WebhookVerificationError, readEvents } from "../dist/esm/index.js";
 import { env, Browser, startReceiver, startProxy } from "./helpers.mjs";
 
 const E = env();
@@ -109,13 +109,27 @@ test("match find, a request, accepted by the other person; the delivery verifies
   await assert.rejects(verifyWebhook(d.body, d.headers, "whsec_" + Buffer.from("another secret").toString("base64")), WebhookVerificationError);
 });
 
-test("a conversation with a message; its delivery verifies", async () => {
+test("a conversation with a message, on the stream; its delivery verifies", async () => {
   assert.ok(match && hook, "needs the match and webhook steps");
   const conv = await person.createConversation({ member_ids: [partnerMe.id], title: "Saturday " + run });
   assert.match(conv.id, /^cnv_/);
+  // The other person follows the real-time stream while the message is sent.
+  const live = await partner.stream();
+  assert.match(live.headers.get("content-type"), /^text\/event-stream/);
   const text = "See you at 10 on court 3? " + run;
   const sent = await person.sendMessage(conv.id, { body: text });
   assert.equal(sent.body, text);
+  let streamed;
+  const timer = setTimeout(() => live.body.cancel(), 20000);
+  for await (const e of readEvents(live)) {
+    if (e.event === "message.sent" && e.data.includes(sent.id)) {
+      streamed = e;
+      break;
+    }
+  }
+  clearTimeout(timer);
+  assert.ok(streamed && streamed.id, "message.sent arrived on the stream");
+  assert.equal(JSON.parse(streamed.data).body ?? JSON.parse(streamed.data).message?.body, text);
   const page = await partner.listMessages(conv.id, { limit: 10 });
   assert.ok(page.data.some((m) => m.id === sent.id && m.body === text), JSON.stringify(page));
   assert.equal((await partner.getMessage(sent.id)).body, text);

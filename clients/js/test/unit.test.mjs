@@ -103,3 +103,12 @@ test("a refused connection is retried, then an APIConnectionError", async () => 
   const mp = new Matchpoint({ baseURL: s.url, apiKey: "k", maxRetries: 1 });
   await assert.rejects(mp.getMe(), (e) => e instanceof APIConnectionError && e.status === 0);
 });
+
+test("readEvents parses server-sent events and skips comments", async () => {
+  const { readEvents } = await import("../dist/esm/index.js");
+  const chunks = [": matchpoint stream\nretry: 2000\n\nid: 7\nevent: message.sent\nda", "ta: {\"a\":1}\ndata: x\r\n\r\n: heartbeat\n\nid: 8\ndata: last\n\n"];
+  const body = new ReadableStream({ start(c) { for (const ch of chunks) c.enqueue(new TextEncoder().encode(ch)); c.close(); } });
+  const got = [];
+  for await (const e of readEvents(new Response(body))) got.push(e);
+  assert.deepEqual(got, [{ id: "7", event: "message.sent", data: '{"a":1}\nx' }, { id: "8", data: "last" }]);
+});
