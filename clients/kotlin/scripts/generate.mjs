@@ -139,6 +139,9 @@ abstract class Operations {
     /** Sends one request (with retries) and returns the answer's body. */
     protected abstract fun send(method: String, path: String, query: List<Pair<String, Any?>>, body: Any?, form: Boolean, auth: Boolean, options: RequestOptions?): String
 
+    /** Opens a text/event-stream operation. */
+    protected abstract fun openEventStream(path: String, query: List<Pair<String, Any?>>, auth: Boolean, options: RequestOptions?): EventStream
+
     private fun enc(s: String): String = java.net.URLEncoder.encode(s, "UTF-8").replace("+", "%20")
 
     companion object {
@@ -165,6 +168,8 @@ for (const { path: p, method, op } of ops) {
     const k = kt(okSchema);
     ret = k.t;
     conv = (x) => (okSchema.$ref ? `${k.t}.fromJson(JSONObject(${x}))` : k.t === "JSONObject" ? `JSONObject(${x})` : `(${k.from(`org.json.JSONTokener(${x}).nextValue()`)})`);
+  } else if (okContent["text/event-stream"] && method === "GET") {
+    ret = "EventStream";
   } else if (Object.keys(okContent).length) {
     ret = "String";
   }
@@ -180,7 +185,9 @@ for (const { path: p, method, op } of ops) {
   args.push("options: RequestOptions? = null");
   const pathExpr = '"' + p.replace(/\$/g, "\\$").replace(/\{([^}]+)\}/g, (_, n) => "${enc(" + ident(camel(n)) + ")}") + '"';
   const queryExpr = queryParams.length ? `listOf(${queryParams.map((qp) => `${kstr(qp.name)} to ${ident(camel(qp.name))}`).join(", ")})` : "emptyList()";
-  const call = `send(${kstr(method)}, ${pathExpr}, ${queryExpr}, ${bodyExpr}, ${form}, ${op.security?.length ? "true" : "false"}, options)`;
+  const call = ret === "EventStream"
+    ? `openEventStream(${pathExpr}, ${queryExpr}, ${op.security?.length ? "true" : "false"}, options)`
+    : `send(${kstr(method)}, ${pathExpr}, ${queryExpr}, ${bodyExpr}, ${form}, ${op.security?.length ? "true" : "false"}, options)`;
   out.push(`    /** ${doc1(op.summary)} (${method} ${p}, operationId ${id}) */`);
   out.push(`    @JvmOverloads fun ${name}(${args.join(", ")}): ${ret}${ret === "Unit" ? ` {\n        ${call}\n    }\n` : ` = ${conv(call)}\n`}`);
   // Auto-pagination over lists that follow next_cursor.

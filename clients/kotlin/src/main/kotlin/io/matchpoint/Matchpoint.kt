@@ -115,6 +115,66 @@ class Matchpoint @JvmOverloads constructor(baseUrl: String, val apiKey: String? 
         return String(res.body, Charsets.UTF_8)
     }
 
+    /**
+     * Opens a text/event-stream operation over HttpURLConnection (it reads
+     * as events arrive), with the retries and the refresh on 401 of other
+     * calls. Reads time out after timeoutMillis without a byte; the service
+     * sends heartbeats more often than that.
+     */
+    override fun openEventStream(path: String, query: List<Pair<String, Any?>>, auth: Boolean, options: RequestOptions?): EventStream {
+        val sb = StringBuilder(baseUrl).append(path)
+        var sep = '?'
+        for ((k, v) in query) {
+            if (v == null) continue
+            sb.append(sep).append(enc(k)).append('=').append(enc(v.toString()))
+            sep = '&'
+        }
+        val maxRetries = options?.maxRetries ?: this.options.maxRetries
+        val timeout = (options?.timeoutMillis ?: this.options.timeoutMillis).toInt()
+        var refreshedOn401 = false
+        var attempt = 0
+        while (true) {
+            val c = java.net.URL(sb.toString()).openConnection() as java.net.HttpURLConnection
+            c.connectTimeout = timeout
+            c.readTimeout = timeout
+            c.setRequestProperty("Accept", "text/event-stream")
+            c.setRequestProperty("User-Agent", "matchpoint-kotlin/$VERSION")
+            for ((k, v) in this.options.defaultHeaders) c.setRequestProperty(k, v)
+            options?.headers?.forEach { (k, v) -> c.setRequestProperty(k, v) }
+            val authorization = if (auth) authorization() else null
+            if (authorization != null) c.setRequestProperty("Authorization", authorization)
+            val status = try {
+                c.responseCode
+            } catch (e: IOException) {
+                c.disconnect()
+                if (attempt < maxRetries) {
+                    this.options.sleeper(backoff(attempt, null))
+                    attempt++
+                    continue
+                }
+                throw APIConnectionException("GET $sb: ${e.message ?: e.javaClass.simpleName}", e)
+            }
+            if (status in 200..299) return EventStream(c)
+            val headers = LinkedHashMap<String, List<String>>()
+            for ((k, v) in c.headerFields) if (k != null) headers[k.toLowerCase()] = v
+            val text = try { c.errorStream?.use { String(it.readBytes(), Charsets.UTF_8) } ?: "" } catch (e: IOException) { "" }
+            c.disconnect()
+            val problem = try { JSONTokener(text).nextValue() as? JSONObject } catch (e: Exception) { null } ?: JSONObject().put("detail", text.take(500))
+            if (status == 401 && auth && !refreshedOn401 && canRefresh()) {
+                refreshedOn401 = true
+                refresh(authorization)
+                continue
+            }
+            val res = HttpResponse(status, headers, ByteArray(0))
+            if (attempt < maxRetries && (status == 408 || status == 429 || status >= 500)) {
+                this.options.sleeper(backoff(attempt, res))
+                attempt++
+                continue
+            }
+            throw MatchpointException.of(status, problem, headers)
+        }
+    }
+
     private fun execute(method: String, url: String, headers: MutableMap<String, String>, payload: ByteArray?, auth: Boolean, options: RequestOptions?): HttpResponse {
         val maxRetries = options?.maxRetries ?: this.options.maxRetries
         val timeout = options?.timeoutMillis ?: this.options.timeoutMillis

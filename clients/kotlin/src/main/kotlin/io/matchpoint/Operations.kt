@@ -10,6 +10,9 @@ abstract class Operations {
     /** Sends one request (with retries) and returns the answer's body. */
     protected abstract fun send(method: String, path: String, query: List<Pair<String, Any?>>, body: Any?, form: Boolean, auth: Boolean, options: RequestOptions?): String
 
+    /** Opens a text/event-stream operation. */
+    protected abstract fun openEventStream(path: String, query: List<Pair<String, Any?>>, auth: Boolean, options: RequestOptions?): EventStream
+
     private fun enc(s: String): String = java.net.URLEncoder.encode(s, "UTF-8").replace("+", "%20")
 
     companion object {
@@ -105,6 +108,7 @@ abstract class Operations {
             "send-message",
             "set-conversation-member-role",
             "show-unsubscribe-page",
+            "stream",
             "stream-webhook",
             "test-webhook",
             "typing",
@@ -509,8 +513,11 @@ abstract class Operations {
     /** The unsubscribe page of an email's link (GET /v1/notifications/unsubscribe, operationId show-unsubscribe-page) */
     @JvmOverloads fun showUnsubscribePage(token: String? = null, options: RequestOptions? = null): String = (org.json.JSONTokener(send("GET", "/v1/notifications/unsubscribe", listOf("token" to token), null, false, false, options)).nextValue().toString())
 
+    /** Receive your real-time stream (GET /v1/stream, operationId stream) */
+    @JvmOverloads fun stream(lastEventId: String? = null, options: RequestOptions? = null): EventStream = openEventStream("/v1/stream", listOf("last_event_id" to lastEventId), true, options)
+
     /** Read a stream subscription (GET /api/v1/webhooks/{id}/stream, operationId stream-webhook) */
-    @JvmOverloads fun streamWebhook(id: String, options: RequestOptions? = null): String = send("GET", "/api/v1/webhooks/${enc(id)}/stream", emptyList(), null, false, true, options)
+    @JvmOverloads fun streamWebhook(id: String, options: RequestOptions? = null): EventStream = openEventStream("/api/v1/webhooks/${enc(id)}/stream", emptyList(), true, options)
 
     /** Send a test delivery (POST /api/v1/webhooks/{id}/test, operationId test-webhook) */
     @JvmOverloads fun testWebhook(id: String, body: TestWebhookRequest, options: RequestOptions? = null): WebhookDelivery = WebhookDelivery.fromJson(JSONObject(send("POST", "/api/v1/webhooks/${enc(id)}/test", emptyList(), body, false, true, options)))

@@ -131,14 +131,20 @@ class ContractTest {
     }
 
     @Test @Order(5)
-    fun conversationWithAMessageAndItsDeliveryVerified() {
+    fun conversationWithAMessageOnTheStreamAndItsDeliveryVerified() {
         val other = partnerMe ?: throw AssertionError("needs the profile step")
         assertNotNull(matchId, "needs the match step")
         val conv = person.createConversation(ConversationDraft(memberIds = listOf(other.id!!), title = "Saturday $run"))
         assertTrue(conv.id!!.startsWith("cnv_"))
+        // The other person follows the real-time stream while the message is sent.
+        val live = partner.stream(options = RequestOptions(timeoutMillis = 20_000))
         val text = "See you at 10 on court 3? $run"
         val sent = person.sendMessage(conv.id!!, MessageDraft(body = text))
         assertEquals(text, sent.body)
+        val streamed = live.use { s -> s.asSequence().first { it.event == "message.sent" && it.data.contains(sent.id!!) } }
+        assertNotNull(streamed.id)
+        val data = org.json.JSONObject(streamed.data)
+        assertEquals(text, data.optJSONObject("message")?.optString("body") ?: data.optString("body"))
         val page = partner.listMessages(conv.id!!, limit = 10)
         assertTrue(page.data!!.any { it.id == sent.id && it.body == text }, page.toJson().toString())
         assertEquals(text, partner.getMessage(sent.id!!).body)

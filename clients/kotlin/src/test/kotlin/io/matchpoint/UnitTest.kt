@@ -146,4 +146,21 @@ class UnitTest {
             else -> v.toString()
         }
     }
+
+    @Test
+    fun eventStreamsParseServerSentEventsAndSkipComments() {
+        val srv = HttpServer.create(InetSocketAddress("127.0.0.1", 0), 0)
+        srv.createContext("/v1/stream") { ex ->
+            ex.responseHeaders.set("Content-Type", "text/event-stream")
+            ex.sendResponseHeaders(200, 0)
+            ex.responseBody.use { it.write(": matchpoint stream\nretry: 2000\n\nid: 7\nevent: message.sent\ndata: {\"a\":1}\ndata: x\r\n\r\n: heartbeat\n\nid: 8\ndata: last\n\n".toByteArray()) }
+        }
+        srv.start()
+        try {
+            val got = Matchpoint("http://127.0.0.1:${srv.address.port}", "k").stream().use { s -> s.asSequence().map { listOf(it.id, it.event, it.data) }.toList() }
+            assertEquals(listOf(listOf("7", "message.sent", "{\"a\":1}\nx"), listOf("8", null, "last")), got)
+        } finally {
+            srv.stop(0)
+        }
+    }
 }
