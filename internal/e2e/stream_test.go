@@ -273,3 +273,23 @@ func TestStreamEndsWithItsCredential(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamFromBrowsers: a page on another origin may read the stream with
+// fetch, sending its credential and Last-Event-ID.
+func TestStreamFromBrowsers(t *testing.T) {
+	s := apptest.Start(t, "sqlite")
+	ann := s.User(t, "ann")
+	req, _ := http.NewRequest(http.MethodOptions, s.URL+"/v1/stream", nil)
+	req.Header.Set("Origin", "https://app.example.com")
+	req.Header.Set("Access-Control-Request-Method", "GET")
+	req.Header.Set("Access-Control-Request-Headers", "authorization, last-event-id")
+	r := do(t, req)
+	allowed := strings.ToLower(r.Header.Get("Access-Control-Allow-Headers"))
+	if r.Status != http.StatusNoContent || !strings.Contains(allowed, "authorization") || !strings.Contains(allowed, "last-event-id") {
+		t.Fatalf("preflight: %d, allowed headers %q", r.Status, allowed)
+	}
+	c := openSSE(t, s.URL, "/v1/stream", keyOf(t, s.App, ann.ID, "read"), "Origin", "https://app.example.com")
+	if got := c.res.Header.Get("Access-Control-Allow-Origin"); got != "*" {
+		t.Fatalf("Access-Control-Allow-Origin = %q", got)
+	}
+}

@@ -31,7 +31,7 @@ func (s *server) routes() http.Handler {
 	s.registerStream()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
-	api := noStore(cors(limitBody(s.authenticate(s.rateLimit(s.validStrings(s.idempotent(apiMux)))))))
+	api := noStore(cors(limitBody(bodyReadDeadline(s.authenticate(s.rateLimit(s.validStrings(s.idempotent(apiMux))))))))
 	mux.Handle("/v1/", api)
 	// The stream stays open for hours: authenticated and rate limited like
 	// the API, without the body and idempotency layers meant for requests.

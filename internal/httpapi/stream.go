@@ -126,7 +126,11 @@ func (s *server) serveStream(hctx huma.Context, c *stream.Conn, p *auth.Principa
 			return
 		}
 	}
-	beat := time.NewTicker(s.streamHeartbeat)
+	every := s.streamHeartbeat
+	if every <= 0 {
+		every = 15 * time.Second
+	}
+	beat := time.NewTicker(every)
 	defer beat.Stop()
 	for {
 		select {

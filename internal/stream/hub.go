@@ -144,6 +144,10 @@ func (h *Hub) Run(ctx context.Context) {
 	defer close(h.stopped)
 	defer h.closeAll()
 	for {
+		// A node starts from the head: its clients resume from the table
+		// with their Last-Event-ID. (A row below the head whose transaction
+		// was still committing at this instant is not sent live by this
+		// node; it is in the table for any replay that covers it.)
 		head, err := h.st.Head(ctx)
 		if err == nil {
 			h.mu.Lock()
