@@ -164,8 +164,12 @@ class ContractTest {
             person.createEvent(EventDraft(title = "Doubles $run #$i", sport = "tennis", location = "Paris", latitude = 48.85, longitude = 2.35, date = whenAt.plusSeconds(i * 3600L).toString(), maxParticipants = 4))
         }
         val event = created[0]
-        assertEquals("going", partner.putRsvp(event.id!!, PutRsvpRequest(status = "going")).status)
-        assertEquals("going", partner.getRsvp(event.id!!).status)
+        // The other person answers over HttpURLConnection, the transport Android uses.
+        val android = Matchpoint(base, Env.apiKey, ClientOptions(transport = UrlConnectionTransport()))
+        assertEquals("going", android.putRsvp(event.id!!, PutRsvpRequest(status = "going")).status)
+        assertEquals("going", android.getRsvp(event.id!!).status)
+        val nf = assertThrows(NotFoundException::class.java) { android.getRsvp("evt_00000000000000000000000000") }
+        assertEquals("not_found", nf.code)
         val attendees = person.listAttendees(event.id!!)
         assertTrue(attendees.data!!.any { it.user?.id == other.id }, attendees.toJson().toString())
 
