@@ -28,6 +28,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/mail"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
 	"github.com/matchpoint-api/matchpoint/internal/messaging"
+	"github.com/matchpoint-api/matchpoint/internal/moderation"
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
@@ -57,6 +58,8 @@ type App struct {
 	Events    *events.Service
 	Messaging *messaging.Service
 	Handler   http.Handler
+	// Moderation screens texts and holds reports, cases and suspensions.
+	Moderation *moderation.Service
 
 	// Notifications: the centre, and the worker that pushes and mails.
 	Notifications      *notifications.Service
@@ -160,6 +163,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	if a.Webhooks, err = newWebhooks(ctx, db, cfg, clk, opts.Logger); err != nil {
 		return nil, err
 	}
+	assembleModeration(a, cfg, clk, opts.Logger)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// The real-time stream: one reader per node, woken by commits (LISTEN/
@@ -183,6 +187,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Notifications: a.Notifications, Events: a.Events,
 		Messaging: a.Messaging,
 		Stream:    a.Stream, StreamHeartbeat: cfg.Stream.Heartbeat,
+		Moderation: a.Moderation,
 	})
 	// Load the gazetteer now, beside everything else, rather than on the
 	// first request that resolves a place: that request would otherwise wait
