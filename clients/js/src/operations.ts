@@ -8,17 +8,21 @@ export const OPERATION_IDS: readonly string[] = [
   "ack-notification-delivered",
   "ack-webhook-delivery",
   "add-conversation-members",
+  "appeal-moderation-decision",
   "approve-verification",
   "block-user",
   "cancel-event",
   "cancel-event-series",
   "cancel-match",
+  "check-text",
   "create-api-key",
   "create-check-in",
   "create-conversation",
   "create-event",
   "create-match",
+  "create-report",
   "create-webhook",
+  "decide-moderation-case",
   "decline-match",
   "delete-device",
   "delete-me",
@@ -33,6 +37,7 @@ export const OPERATION_IDS: readonly string[] = [
   "get-match",
   "get-me",
   "get-message",
+  "get-moderation-case",
   "get-my-reliability",
   "get-notification",
   "get-notification-settings",
@@ -57,7 +62,10 @@ export const OPERATION_IDS: readonly string[] = [
   "list-invitations",
   "list-matches",
   "list-messages",
+  "list-moderation-audit",
+  "list-moderation-cases",
   "list-my-events",
+  "list-my-moderation-decisions",
   "list-notifications",
   "list-places",
   "list-sports",
@@ -132,6 +140,11 @@ export class Operations extends Core {
     return this.request({ method: "POST", path: `/v1/conversations/${encodeURIComponent(id)}/members`, body, bodyType: "json", accept: "json", operationId: "add-conversation-members" }, options);
   }
 
+  /** Appeal a decision about you (POST /v1/moderation/decisions/{id}/appeal, operationId appeal-moderation-decision) */
+  appealModerationDecision(id: string, body: NonNullable<operations["appeal-moderation-decision"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["appeal-moderation-decision"]["responses"][201]["content"]["application/json"]> {
+    return this.request({ method: "POST", path: `/v1/moderation/decisions/${encodeURIComponent(id)}/appeal`, body, bodyType: "json", accept: "json", operationId: "appeal-moderation-decision" }, options);
+  }
+
   /** Approve a verification request (operators) (POST /v1/verifications/{id}/approve, operationId approve-verification) */
   approveVerification(id: string, body?: NonNullable<operations["approve-verification"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["approve-verification"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "POST", path: `/v1/verifications/${encodeURIComponent(id)}/approve`, body, bodyType: "json", accept: "json", operationId: "approve-verification" }, options);
@@ -155,6 +168,11 @@ export class Operations extends Core {
   /** Cancel your match request (POST /v1/matches/{id}/cancel, operationId cancel-match) */
   cancelMatch(id: string, options?: RequestOptions): Promise<operations["cancel-match"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "POST", path: `/v1/matches/${encodeURIComponent(id)}/cancel`, accept: "json", operationId: "cancel-match" }, options);
+  }
+
+  /** Check a text before sending it (POST /v1/moderation/check, operationId check-text) */
+  checkText(body: NonNullable<operations["check-text"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["check-text"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "POST", path: `/v1/moderation/check`, body, bodyType: "json", accept: "json", operationId: "check-text" }, options);
   }
 
   /** Create an API key (POST /v1/api-keys, operationId create-api-key) */
@@ -182,9 +200,19 @@ export class Operations extends Core {
     return this.request({ method: "POST", path: `/v1/matches`, body, bodyType: "json", accept: "json", operationId: "create-match" }, options);
   }
 
+  /** Report a user, a message or an event (POST /v1/reports, operationId create-report) */
+  createReport(body: NonNullable<operations["create-report"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["create-report"]["responses"][201]["content"]["application/json"]> {
+    return this.request({ method: "POST", path: `/v1/reports`, body, bodyType: "json", accept: "json", operationId: "create-report" }, options);
+  }
+
   /** Subscribe a webhook endpoint (POST /api/v1/webhooks, operationId create-webhook) */
   createWebhook(body: NonNullable<operations["create-webhook"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["create-webhook"]["responses"][201]["content"]["application/json"]> {
     return this.request({ method: "POST", path: `/api/v1/webhooks`, body, bodyType: "json", accept: "json", operationId: "create-webhook" }, options);
+  }
+
+  /** Decide a case (operators) (POST /v1/moderation/cases/{id}/decision, operationId decide-moderation-case) */
+  decideModerationCase(id: string, body: NonNullable<operations["decide-moderation-case"]["requestBody"]>["content"]["application/json"], options?: RequestOptions): Promise<operations["decide-moderation-case"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "POST", path: `/v1/moderation/cases/${encodeURIComponent(id)}/decision`, body, bodyType: "json", accept: "json", operationId: "decide-moderation-case" }, options);
   }
 
   /** Decline a match request (POST /v1/matches/{id}/decline, operationId decline-match) */
@@ -260,6 +288,11 @@ export class Operations extends Core {
   /** A message (GET /v1/messages/{id}, operationId get-message) */
   getMessage(id: string, options?: RequestOptions): Promise<operations["get-message"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "GET", path: `/v1/messages/${encodeURIComponent(id)}`, accept: "json", operationId: "get-message" }, options);
+  }
+
+  /** A case with its reports (operators) (GET /v1/moderation/cases/{id}, operationId get-moderation-case) */
+  getModerationCase(id: string, options?: RequestOptions): Promise<operations["get-moderation-case"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "GET", path: `/v1/moderation/cases/${encodeURIComponent(id)}`, accept: "json", operationId: "get-moderation-case" }, options);
   }
 
   /** Your reliability (GET /v1/users/me/reliability, operationId get-my-reliability) */
@@ -422,6 +455,26 @@ export class Operations extends Core {
     return this.request({ method: "GET", path: `/v1/conversations/${encodeURIComponent(id)}/messages`, query, accept: "json", operationId: "list-messages" }, options);
   }
 
+  /** Every decision, engine or human (operators) (GET /v1/moderation/audit, operationId list-moderation-audit) */
+  listModerationAudit(query?: operations["list-moderation-audit"]["parameters"]["query"], options?: RequestOptions): Promise<operations["list-moderation-audit"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "GET", path: `/v1/moderation/audit`, query, accept: "json", operationId: "list-moderation-audit" }, options);
+  }
+
+  /** Every item of listModerationAudit, page after page (follows next_cursor). */
+  listModerationAuditAutoPaging(query?: operations["list-moderation-audit"]["parameters"]["query"], options?: RequestOptions): AsyncIterable<NonNullable<operations["list-moderation-audit"]["responses"][200]["content"]["application/json"]["data"]>[number]> {
+    return this.paginate((cursor) => this.listModerationAudit({ ...(query ?? {}), cursor } as typeof query, options), query?.cursor);
+  }
+
+  /** The review queue (operators) (GET /v1/moderation/cases, operationId list-moderation-cases) */
+  listModerationCases(query?: operations["list-moderation-cases"]["parameters"]["query"], options?: RequestOptions): Promise<operations["list-moderation-cases"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "GET", path: `/v1/moderation/cases`, query, accept: "json", operationId: "list-moderation-cases" }, options);
+  }
+
+  /** Every item of listModerationCases, page after page (follows next_cursor). */
+  listModerationCasesAutoPaging(query?: operations["list-moderation-cases"]["parameters"]["query"], options?: RequestOptions): AsyncIterable<NonNullable<operations["list-moderation-cases"]["responses"][200]["content"]["application/json"]["data"]>[number]> {
+    return this.paginate((cursor) => this.listModerationCases({ ...(query ?? {}), cursor } as typeof query, options), query?.cursor);
+  }
+
   /** Your events (GET /v1/users/me/events, operationId list-my-events) */
   listMyEvents(query?: operations["list-my-events"]["parameters"]["query"], options?: RequestOptions): Promise<operations["list-my-events"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "GET", path: `/v1/users/me/events`, query, accept: "json", operationId: "list-my-events" }, options);
@@ -430,6 +483,16 @@ export class Operations extends Core {
   /** Every item of listMyEvents, page after page (follows next_cursor). */
   listMyEventsAutoPaging(query?: operations["list-my-events"]["parameters"]["query"], options?: RequestOptions): AsyncIterable<NonNullable<operations["list-my-events"]["responses"][200]["content"]["application/json"]["data"]>[number]> {
     return this.paginate((cursor) => this.listMyEvents({ ...(query ?? {}), cursor } as typeof query, options), query?.cursor);
+  }
+
+  /** Decisions about you (GET /v1/moderation/decisions, operationId list-my-moderation-decisions) */
+  listMyModerationDecisions(query?: operations["list-my-moderation-decisions"]["parameters"]["query"], options?: RequestOptions): Promise<operations["list-my-moderation-decisions"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "GET", path: `/v1/moderation/decisions`, query, accept: "json", operationId: "list-my-moderation-decisions" }, options);
+  }
+
+  /** Every item of listMyModerationDecisions, page after page (follows next_cursor). */
+  listMyModerationDecisionsAutoPaging(query?: operations["list-my-moderation-decisions"]["parameters"]["query"], options?: RequestOptions): AsyncIterable<NonNullable<operations["list-my-moderation-decisions"]["responses"][200]["content"]["application/json"]["data"]>[number]> {
+    return this.paginate((cursor) => this.listMyModerationDecisions({ ...(query ?? {}), cursor } as typeof query, options), query?.cursor);
   }
 
   /** List your notifications (GET /v1/notifications, operationId list-notifications) */

@@ -1142,6 +1142,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/moderation/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every decision, engine or human (operators)
+         * @description Newest first, with who decided and when. Scope: admin, on an operator account. Safety and moderation are an ALPHA family: every response carries `Matchpoint-Maturity: alpha`.
+         */
+        get: operations["list-moderation-audit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/moderation/cases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The review queue (operators)
+         * @description Cases, one per target, merging its reports and automated flags; highest risk first, then oldest. Scope: admin, on an operator account. Safety and moderation are an ALPHA family: every response carries `Matchpoint-Maturity: alpha`.
+         */
+        get: operations["list-moderation-cases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/moderation/cases/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A case with its reports (operators)
+         * @description Scope: admin, on an operator account. Safety and moderation are an ALPHA family: every response carries `Matchpoint-Maturity: alpha`.
+         */
+        get: operations["get-moderation-case"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/moderation/cases/{id}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide a case (operators)
+         * @description The action takes effect at once and the case closes; the affected user gets a notification (moderation.decision) with a statement of reasons: what was decided, why, whether automated means were involved, and how to appeal. dismiss: no violation (held content goes out); remove_content: the content is taken down (a profile's bio is cleared, an event cancelled); release: held content goes out; warn_user: the user is warned; suspend_user: every credential of the account answers 403 account_suspended, for duration_hours or until lifted, and its pending match requests and event places are released. An appeal is answered with dismiss (the decision stands) or release (it is reversed: a suspension is lifted), by another operator than the one who decided. 409 case_closed if already decided. Scope: admin, on an operator account. Safety and moderation are an ALPHA family: every response carries `Matchpoint-Maturity: alpha`.
+         */
+        post: operations["decide-moderation-case"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/moderation/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a text before sending it
+         * @description Runs the moderation engine (offline, inside the service) on a text so an app can nudge before sending; nothing is stored. Decisions: threat, hate and sexual_minors block; scam reviews or blocks; harassment, sexual, spam, personal_data and off_platform warn; self_harm is always review and adds support resources; profanity not aimed at anyone is allowed. Scope: read. Safety and moderation are an ALPHA family: every response carries `Matchpoint-Maturity: alpha`.
+         */
+        post: operations["check-text"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/moderation/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Decisions about you
+         * @description Newest first: what was decided about you or what you wrote, by the engine or an operator, so you can appeal. Works while your account is suspended. Scope: read. Safety and moderation are an ALPHA family: every response carries `Matchpoint-Maturity: alpha`.
+         */
+        get: operations["list-my-moderation-decisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/moderation/decisions/{id}/appeal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Appeal a decision about you
+         * @description Within 6 months of a decision that removed or refused your content, warned or suspended you. Opens an appeal case that a person, another operator than the one who decided, resolves (EU DSA Art. 20); you are notified of the outcome. 404 for a decision not about you; 409 already_appealed, appeal_window_closed or not_appealable. Works while your account is suspended. Scope: write. Safety and moderation are an ALPHA family: every response carries `Matchpoint-Maturity: alpha`.
+         */
+        post: operations["appeal-moderation-decision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/notifications": {
         parameters: {
             query?: never;
@@ -1320,6 +1460,26 @@ export interface paths {
         get: operations["get-vapid-public-key"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a user, a message or an event
+         * @description You can report only what you can see (else 404, as reading it answers). The text as it is now (profile, message, event) is kept for moderators even if its author changes or deletes it. The report joins the target's open case in the review queue. "block": true also blocks the user (the author) in the same step. 409 already_reported for a second report of the same open case; 422 cannot_report_self. Scope: write. Safety and moderation are an ALPHA family: every response carries `Matchpoint-Maturity: alpha`.
+         */
+        post: operations["create-report"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2068,6 +2228,22 @@ export interface components {
         AddConversationMembersRequest: {
             user_ids: string[] | null;
         };
+        Appeal: {
+            /** Format: date-time */
+            created_at: string;
+            decision_id: string;
+            details: string;
+            /** @description The appeal's case (cas_) */
+            id: string;
+            /** @enum {string} */
+            object: "appeal";
+            /** @enum {string} */
+            status: "open" | "closed";
+        };
+        AppealModerationDecisionRequest: {
+            /** @description Why the decision is wrong */
+            details: string;
+        };
         Authorization: {
             client_id: string;
             client_name: string;
@@ -2098,6 +2274,14 @@ export interface components {
             email?: boolean;
             in_app?: boolean;
             push?: boolean;
+        };
+        CheckTextRequest: {
+            /**
+             * @description Where the text will appear; default message
+             * @enum {string}
+             */
+            context?: "message" | "profile" | "event";
+            text: string;
         };
         Conversation: {
             /** Format: date-time */
@@ -2176,6 +2360,16 @@ export interface components {
              */
             user_id: string;
         };
+        CreateReportRequest: {
+            /** @description Also block the user reported, or the author of what is reported */
+            block?: boolean;
+            details?: string;
+            /** @enum {string} */
+            reason: "harassment" | "hate" | "threat" | "self_harm" | "sexual" | "spam" | "scam" | "fake_profile" | "underage" | "other";
+            target_id: string;
+            /** @enum {string} */
+            target_type: "user" | "message" | "event";
+        };
         CreateWebhookRequest: {
             description?: string;
             /**
@@ -2196,6 +2390,17 @@ export interface components {
              * @example https://hooks.example.com/matchpoint
              */
             url?: string;
+        };
+        DecideModerationCaseRequest: {
+            /** @enum {string} */
+            action: "dismiss" | "remove_content" | "release" | "warn_user" | "suspend_user";
+            /**
+             * Format: int64
+             * @description suspend_user: how long; absent: until lifted
+             */
+            duration_hours?: number;
+            /** @description Why; shown to the affected user */
+            reason: string;
         };
         Device: {
             /** Format: date-time */
@@ -2579,6 +2784,22 @@ export interface components {
             /** @enum {string} */
             object: "list";
         };
+        ListModerationCase: {
+            data: components["schemas"]["ModerationCase"][] | null;
+            has_more: boolean;
+            /** @description Pass as cursor to get the next page */
+            next_cursor?: string;
+            /** @enum {string} */
+            object: "list";
+        };
+        ListModerationDecision: {
+            data: components["schemas"]["ModerationDecision"][] | null;
+            has_more: boolean;
+            /** @description Pass as cursor to get the next page */
+            next_cursor?: string;
+            /** @enum {string} */
+            object: "list";
+        };
         ListMyEvent: {
             data: components["schemas"]["MyEvent"][] | null;
             has_more: boolean;
@@ -2774,6 +2995,114 @@ export interface components {
             body: string;
             /** @description A message of the conversation: the new one joins its thread (threads are one level deep: a reply to a reply joins the same thread) */
             reply_to?: string;
+        };
+        ModerationCase: {
+            /** @description Automated means (the engine, behaviour signals) flagged it */
+            automated: boolean;
+            /** Format: date-time */
+            closed_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description appeal: the decision contested */
+            decision_id?: string;
+            /** @description appeal: what the user says */
+            details?: string;
+            /** @description The texts as they were when first flagged or reported, kept whatever happens to them */
+            evidence: {
+                [key: string]: string;
+            };
+            /** @description The content is held until a decision */
+            held: boolean;
+            /** @example cas_01jd3m5x7k2q9r8s6t4v0w1y2z */
+            id: string;
+            /**
+             * @description content: reports and automated flags about one target; appeal: the affected user contests a decision
+             * @enum {string}
+             */
+            kind: "content" | "appeal";
+            /** @enum {string} */
+            object: "moderation_case";
+            /** @description Report reasons, flagged categories and signal:<name> for behaviour signals, merged */
+            reasons: string[] | null;
+            /** Format: int64 */
+            report_count: number;
+            /** @description The reports, on GET of one case */
+            reports?: components["schemas"]["ReportOut"][] | null;
+            /**
+             * Format: double
+             * @description 0..1; the queue is ordered by it, then by age
+             */
+            risk_score: number;
+            /** @enum {string} */
+            status: "open" | "closed";
+            /** @description The user the case is about: the author, or the reported user */
+            subject_id: string;
+            /**
+             * Format: double
+             * @description The subject's behaviour risk, 0..1
+             */
+            subject_risk_score: number;
+            target_id: string;
+            /** @enum {string} */
+            target_type: "user" | "message" | "event";
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ModerationDecision: {
+            /** @description Operators: dismiss, remove_content, release, warn_user, suspend_user (also unsuspend_user from the terminal); the engine: warn, review, block */
+            action: string;
+            /** @description The operator; null for the engine and the terminal */
+            actor_id: string | null;
+            /** @description Decided by the engine, not a person */
+            automated: boolean;
+            case_id: string | null;
+            categories: string[] | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description suspend_user: when the suspension ends
+             */
+            ends_at?: string;
+            engine_version?: string;
+            /** @example dec_01jd3m5x7k2q9r8s6t4v0w1y2z */
+            id: string;
+            /** @enum {string} */
+            object: "moderation_decision";
+            reason: string;
+            subject_id: string;
+            /** @description Empty for a text refused before it was saved */
+            target_id: string;
+            /** @enum {string} */
+            target_type: "user" | "message" | "event";
+        };
+        ModerationResult: {
+            /** @description Every category with its score 0..1: harassment, hate, threat, self_harm, sexual, sexual_minors, personal_data, off_platform, scam, spam, profanity */
+            categories: {
+                [key: string]: number;
+            };
+            /** @enum {string} */
+            decision: "allow" | "warn" | "review" | "block";
+            /** @description Categories at or above the threshold */
+            flagged: string[] | null;
+            /** @description ISO 639-1 code of the detected language, or und; only English gets every detector */
+            language: string;
+            reason: string;
+            /** @description Where each flagged category was found */
+            spans: components["schemas"]["ModerationSpan"][] | null;
+            /** @description With self_harm: where to find help */
+            support?: components["schemas"]["ModerationSupport"];
+        };
+        ModerationSpan: {
+            category: string;
+            /** Format: int64 */
+            end: number;
+            /** Format: int64 */
+            start: number;
+        };
+        ModerationSupport: {
+            message: string;
+            resources: components["schemas"]["Resource"][] | null;
         };
         MuteConversationRequest: {
             /**
@@ -3091,6 +3420,8 @@ export interface components {
             detail?: string;
             /** @description Every invalid field, when validation found several */
             errors?: components["schemas"]["ProblemField"][] | null;
+            /** @description content_blocked: the moderation categories that refused the text */
+            flagged?: string[] | null;
             /** @description The offending field, when there is one */
             param?: string;
             /** @description The Request-Id of the request, for support */
@@ -3100,6 +3431,11 @@ export interface components {
              * @description HTTP status code
              */
             status: number;
+            /**
+             * Format: date-time
+             * @description account_suspended: when the suspension ends; absent when it lasts until lifted
+             */
+            suspended_until?: string;
             /** @description Short summary of the status */
             title: string;
             /** @description Address of this error's entry in the error reference */
@@ -3446,10 +3782,43 @@ export interface components {
         RenameConversationRequest: {
             title: string;
         };
+        ReportOut: {
+            /** Format: date-time */
+            created_at: string;
+            details: string;
+            /** @example rpt_01jd3m5x7k2q9r8s6t4v0w1y2z */
+            id: string;
+            /** @enum {string} */
+            object: "report";
+            reason: string;
+            /**
+             * @description open until an operator decides its case
+             * @enum {string}
+             */
+            status: "open" | "closed";
+            target_id: string;
+            /** @enum {string} */
+            target_type: "user" | "message" | "event";
+        };
         RequestVerificationRequest: {
             /** @enum {string} */
             document_type: "passport" | "national_id" | "driving_licence" | "residence_permit";
             note?: string;
+        };
+        Resource: {
+            name: string;
+            url: string;
+        };
+        Result: {
+            categories: {
+                [key: string]: number;
+            };
+            decision: string;
+            flagged: string[] | null;
+            language: string;
+            reason: string;
+            spans: components["schemas"]["Span"][] | null;
+            support?: components["schemas"]["Support"];
         };
         RetryFailedWebhookDeliveriesRequest: {
             /**
@@ -3499,6 +3868,13 @@ export interface components {
              * @example 18:00
              */
             start: string;
+        };
+        Span: {
+            category: string;
+            /** Format: int64 */
+            end: number;
+            /** Format: int64 */
+            start: number;
         };
         Sport: {
             /** @description Canonical name, as profiles and events store it */
@@ -3657,6 +4033,10 @@ export interface components {
              */
             p256dh: string;
         };
+        Support: {
+            message: string;
+            resources: components["schemas"]["Resource"][] | null;
+        };
         Tally: {
             /** Format: int64 */
             accepted: number;
@@ -3771,6 +4151,8 @@ export interface components {
             id: string;
             /** Format: date-time */
             last_reply_at: string | null;
+            /** @description The moderation engine's answer when it was not allow: warn (delivered; readers see it too, so their app can ask whether it bothers them), review (held, shown to its sender only; or delivered with support resources for self_harm) */
+            moderation?: components["schemas"]["Result"];
             /** @enum {string} */
             object: "message";
             /**
@@ -3784,6 +4166,11 @@ export interface components {
             sender_deleted: boolean;
             /** @example usr_068ay3yzbf8z1rmbn3y0p6fs2g */
             sender_id: string;
+            /**
+             * @description held: kept for a moderator and not delivered; it goes out if a moderator releases it
+             * @enum {string}
+             */
+            status?: "held";
         };
         Webhook: {
             /** Format: date-time */
@@ -6410,6 +6797,248 @@ export interface operations {
             };
         };
     };
+    "list-moderation-audit": {
+        parameters: {
+            query?: {
+                /** @description How many items to return (1-100) */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description Only decisions about this user */
+                subject_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListModerationDecision"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-moderation-cases": {
+        parameters: {
+            query?: {
+                /** @description How many items to return (1-100) */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description Only cases in this status */
+                status?: "open" | "closed";
+                /** @description Only cases of this kind */
+                kind?: "content" | "appeal";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListModerationCase"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-moderation-case": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationCase"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "decide-moderation-case": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecideModerationCaseRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationDecision"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "check-text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckTextRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationResult"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-my-moderation-decisions": {
+        parameters: {
+            query?: {
+                /** @description How many items to return (1-100) */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListModerationDecision"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "appeal-moderation-decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppealModerationDecisionRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Appeal"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "list-notifications": {
         parameters: {
             query?: {
@@ -6726,6 +7355,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VAPIDPublicKey"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "create-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateReportRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportOut"];
                 };
             };
             /** @description Error */
@@ -7505,7 +8167,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctssts1ynjemd45kk40",
+                 *       "id": "whe_06h185t6e5xd957mzqjkm2ctw4",
                  *       "type": "event.cancelled"
                  *     }
                  */
@@ -7566,7 +8228,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctss0d7rrj3ca99swfc",
+                 *       "id": "whe_06h185t6e5w7b8v5axp7hfhw3m",
                  *       "type": "event.created"
                  *     }
                  */
@@ -7621,7 +8283,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctssp700hsa56dswh38",
+                 *       "id": "whe_06h185t6e5x8n3nvekeaacbb6c",
                  *       "type": "event.rsvp"
                  *     }
                  */
@@ -7682,7 +8344,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctss5z9qzs6f6vapkrr",
+                 *       "id": "whe_06h185t6e5wjn32628kz22vm04",
                  *       "type": "event.updated"
                  *     }
                  */
@@ -7741,7 +8403,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctsr3b0neqyppy4evp4",
+                 *       "id": "whe_06h185t6e5v9bet2x874ff9wmw",
                  *       "type": "match.accepted"
                  *     }
                  */
@@ -7800,7 +8462,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctnzkkcpxmmfmzprpzw",
+                 *       "id": "whe_06h185t6e5v2k3n6gqyj1qpw2r",
                  *       "type": "match.created"
                  *     }
                  */
@@ -7859,7 +8521,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctsr7dfmtxbjht7ta9g",
+                 *       "id": "whe_06h185t6e5ve9drsg1pb6gtc6c",
                  *       "type": "match.declined"
                  *     }
                  */
@@ -7918,7 +8580,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctsrbx1wswha7e4909g",
+                 *       "id": "whe_06h185t6e5vjs1fqz4e3bqxas0",
                  *       "type": "match.expired"
                  *     }
                  */
@@ -7975,7 +8637,7 @@ export interface operations {
                  *           "text": "See you at 10?"
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctstf1ahxxqnfhaxqrm",
+                 *       "id": "whe_06h185t6e5y6qcn3g5g2e3aefr",
                  *       "type": "message.read"
                  *     }
                  */
@@ -8030,7 +8692,7 @@ export interface operations {
                  *           "text": "See you at 10?"
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctst99ewecyxsswvcem",
+                 *       "id": "whe_06h185t6e5y2q3sx450nhncpz8",
                  *       "type": "message.sent"
                  *     }
                  */
@@ -8090,7 +8752,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctsv8df9wv99571sa94",
+                 *       "id": "whe_06h185t6e5yw57s86pjpyh3e6w",
                  *       "type": "notification.delivered"
                  *     }
                  */
@@ -8148,7 +8810,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctsv376t7yz05qhhq7c",
+                 *       "id": "whe_06h185t6e5yq38nny31mtww69g",
                  *       "type": "notification.sent"
                  *     }
                  */
@@ -8210,7 +8872,7 @@ export interface operations {
                  *           "verified": false
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctnyahf3sw32298rj6g",
+                 *       "id": "whe_06h185t6e5snzepnd7s4aaj124",
                  *       "type": "user.created"
                  *     }
                  */
@@ -8264,7 +8926,7 @@ export interface operations {
                  *           "id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctnz6h74hnjj8manmmr",
+                 *       "id": "whe_06h185t6e5thf2wct2jf9hfjtr",
                  *       "type": "user.deleted"
                  *     }
                  */
@@ -8326,7 +8988,7 @@ export interface operations {
                  *           "verified": false
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctnykve6zn87r9sz184",
+                 *       "id": "whe_06h185t6e5t2fcq62vzys0zgg0",
                  *       "type": "user.updated"
                  *     }
                  */
@@ -8388,7 +9050,7 @@ export interface operations {
                  *           "verified": true
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctnywf0930pjdrzwp00",
+                 *       "id": "whe_06h185t6e5t6x5wch2kt7fna90",
                  *       "type": "user.verified"
                  *     }
                  */
@@ -8444,7 +9106,7 @@ export interface operations {
                  *           "url": "https://hooks.example.com/matchpoint"
                  *         }
                  *       },
-                 *       "id": "whe_06h17tbctsvkb25bb3h2me5gg0",
+                 *       "id": "whe_06h185t6e5z915q2b638mz4894",
                  *       "type": "webhook.failing"
                  *     }
                  */
