@@ -1,0 +1,10 @@
+package kotlin_test
+
+import (
+	"testing"
+
+	"github.com/matchpoint-api/matchpoint/clients/contract"
+)
+
+// TestLibrary runs clients/kotlin/test.sh against a real service on each engine.
+func TestLibrary(t *testing.T) { contract.Run(t, "kotlin") }
