@@ -94,6 +94,59 @@ data class APIKey(
     }
 }
 
+/** Appeal */
+data class Appeal(
+    val createdAt: String? = null,
+    val decisionId: String? = null,
+    val details: String? = null,
+    /** The appeal's case (cas_) */
+    val id: String? = null,
+    val `object`: String? = null,
+    val status: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (createdAt != null) o.put("created_at", Json.value(createdAt))
+        if (decisionId != null) o.put("decision_id", Json.value(decisionId))
+        if (details != null) o.put("details", Json.value(details))
+        if (id != null) o.put("id", Json.value(id))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        if (status != null) o.put("status", Json.value(status))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): Appeal = Appeal(
+            createdAt = Json.opt(o, "created_at") { it.toString() },
+            decisionId = Json.opt(o, "decision_id") { it.toString() },
+            details = Json.opt(o, "details") { it.toString() },
+            id = Json.opt(o, "id") { it.toString() },
+            `object` = Json.opt(o, "object") { it.toString() },
+            status = Json.opt(o, "status") { it.toString() }
+        )
+    }
+}
+
+/** AppealModerationDecisionRequest */
+data class AppealModerationDecisionRequest(
+    /** Why the decision is wrong */
+    val details: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (details != null) o.put("details", Json.value(details))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): AppealModerationDecisionRequest = AppealModerationDecisionRequest(
+            details = Json.opt(o, "details") { it.toString() }
+        )
+    }
+}
+
 /** Authorization */
 data class Authorization(
     val clientId: String? = null,
@@ -197,6 +250,28 @@ data class ChannelPatch(
             email = Json.opt(o, "email") { (it as Boolean) },
             inApp = Json.opt(o, "in_app") { (it as Boolean) },
             push = Json.opt(o, "push") { (it as Boolean) }
+        )
+    }
+}
+
+/** CheckTextRequest */
+data class CheckTextRequest(
+    /** Where the text will appear; default message */
+    val context: String? = null,
+    val text: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (context != null) o.put("context", Json.value(context))
+        if (text != null) o.put("text", Json.value(text))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): CheckTextRequest = CheckTextRequest(
+            context = Json.opt(o, "context") { it.toString() },
+            text = Json.opt(o, "text") { it.toString() }
         )
     }
 }
@@ -385,6 +460,37 @@ data class CreateMatchRequest(
     }
 }
 
+/** CreateReportRequest */
+data class CreateReportRequest(
+    /** Also block the user reported, or the author of what is reported */
+    val block: Boolean? = null,
+    val details: String? = null,
+    val reason: String? = null,
+    val targetId: String? = null,
+    val targetType: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (block != null) o.put("block", Json.value(block))
+        if (details != null) o.put("details", Json.value(details))
+        if (reason != null) o.put("reason", Json.value(reason))
+        if (targetId != null) o.put("target_id", Json.value(targetId))
+        if (targetType != null) o.put("target_type", Json.value(targetType))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): CreateReportRequest = CreateReportRequest(
+            block = Json.opt(o, "block") { (it as Boolean) },
+            details = Json.opt(o, "details") { it.toString() },
+            reason = Json.opt(o, "reason") { it.toString() },
+            targetId = Json.opt(o, "target_id") { it.toString() },
+            targetType = Json.opt(o, "target_type") { it.toString() }
+        )
+    }
+}
+
 /** CreateWebhookRequest */
 data class CreateWebhookRequest(
     val description: String? = null,
@@ -411,6 +517,32 @@ data class CreateWebhookRequest(
             events = Json.opt(o, "events") { Json.list(it as JSONArray) { it.toString() } },
             transport = Json.opt(o, "transport") { it.toString() },
             url = Json.opt(o, "url") { it.toString() }
+        )
+    }
+}
+
+/** DecideModerationCaseRequest */
+data class DecideModerationCaseRequest(
+    val action: String? = null,
+    /** suspend_user: how long; absent: until lifted */
+    val durationHours: Long? = null,
+    /** Why; shown to the affected user */
+    val reason: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (action != null) o.put("action", Json.value(action))
+        if (durationHours != null) o.put("duration_hours", Json.value(durationHours))
+        if (reason != null) o.put("reason", Json.value(reason))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): DecideModerationCaseRequest = DecideModerationCaseRequest(
+            action = Json.opt(o, "action") { it.toString() },
+            durationHours = Json.opt(o, "duration_hours") { (it as Number).toLong() },
+            reason = Json.opt(o, "reason") { it.toString() }
         )
     }
 }
@@ -1211,6 +1343,62 @@ data class ListMatch(
     }
 }
 
+/** ListModerationCase */
+data class ListModerationCase(
+    val data: List<ModerationCase>? = null,
+    val hasMore: Boolean? = null,
+    /** Pass as cursor to get the next page */
+    val nextCursor: String? = null,
+    val `object`: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (data != null) o.put("data", Json.value(data))
+        if (hasMore != null) o.put("has_more", Json.value(hasMore))
+        if (nextCursor != null) o.put("next_cursor", Json.value(nextCursor))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ListModerationCase = ListModerationCase(
+            data = Json.opt(o, "data") { Json.list(it as JSONArray) { ModerationCase.fromJson(it as JSONObject) } },
+            hasMore = Json.opt(o, "has_more") { (it as Boolean) },
+            nextCursor = Json.opt(o, "next_cursor") { it.toString() },
+            `object` = Json.opt(o, "object") { it.toString() }
+        )
+    }
+}
+
+/** ListModerationDecision */
+data class ListModerationDecision(
+    val data: List<ModerationDecision>? = null,
+    val hasMore: Boolean? = null,
+    /** Pass as cursor to get the next page */
+    val nextCursor: String? = null,
+    val `object`: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (data != null) o.put("data", Json.value(data))
+        if (hasMore != null) o.put("has_more", Json.value(hasMore))
+        if (nextCursor != null) o.put("next_cursor", Json.value(nextCursor))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ListModerationDecision = ListModerationDecision(
+            data = Json.opt(o, "data") { Json.list(it as JSONArray) { ModerationDecision.fromJson(it as JSONObject) } },
+            hasMore = Json.opt(o, "has_more") { (it as Boolean) },
+            nextCursor = Json.opt(o, "next_cursor") { it.toString() },
+            `object` = Json.opt(o, "object") { it.toString() }
+        )
+    }
+}
+
 /** ListMyEvent */
 data class ListMyEvent(
     val data: List<MyEvent>? = null,
@@ -1755,6 +1943,240 @@ data class MessageDraft(
     }
 }
 
+/** ModerationCase */
+data class ModerationCase(
+    /** Automated means (the engine, behaviour signals) flagged it */
+    val automated: Boolean? = null,
+    val closedAt: String? = null,
+    val createdAt: String? = null,
+    /** appeal: the decision contested */
+    val decisionId: String? = null,
+    /** appeal: what the user says */
+    val details: String? = null,
+    /** The texts as they were when first flagged or reported, kept whatever happens to them */
+    val evidence: Map<String, String>? = null,
+    /** The content is held until a decision */
+    val held: Boolean? = null,
+    val id: String? = null,
+    /** content: reports and automated flags about one target; appeal: the affected user contests a decision */
+    val kind: String? = null,
+    val `object`: String? = null,
+    /** Report reasons, flagged categories and signal:<name> for behaviour signals, merged */
+    val reasons: List<String>? = null,
+    val reportCount: Long? = null,
+    /** The reports, on GET of one case */
+    val reports: List<ReportOut>? = null,
+    /** 0..1; the queue is ordered by it, then by age */
+    val riskScore: Double? = null,
+    val status: String? = null,
+    /** The user the case is about: the author, or the reported user */
+    val subjectId: String? = null,
+    /** The subject's behaviour risk, 0..1 */
+    val subjectRiskScore: Double? = null,
+    val targetId: String? = null,
+    val targetType: String? = null,
+    val updatedAt: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (automated != null) o.put("automated", Json.value(automated))
+        if (closedAt != null) o.put("closed_at", Json.value(closedAt))
+        if (createdAt != null) o.put("created_at", Json.value(createdAt))
+        if (decisionId != null) o.put("decision_id", Json.value(decisionId))
+        if (details != null) o.put("details", Json.value(details))
+        if (evidence != null) o.put("evidence", Json.value(evidence))
+        if (held != null) o.put("held", Json.value(held))
+        if (id != null) o.put("id", Json.value(id))
+        if (kind != null) o.put("kind", Json.value(kind))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        if (reasons != null) o.put("reasons", Json.value(reasons))
+        if (reportCount != null) o.put("report_count", Json.value(reportCount))
+        if (reports != null) o.put("reports", Json.value(reports))
+        if (riskScore != null) o.put("risk_score", Json.value(riskScore))
+        if (status != null) o.put("status", Json.value(status))
+        if (subjectId != null) o.put("subject_id", Json.value(subjectId))
+        if (subjectRiskScore != null) o.put("subject_risk_score", Json.value(subjectRiskScore))
+        if (targetId != null) o.put("target_id", Json.value(targetId))
+        if (targetType != null) o.put("target_type", Json.value(targetType))
+        if (updatedAt != null) o.put("updated_at", Json.value(updatedAt))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ModerationCase = ModerationCase(
+            automated = Json.opt(o, "automated") { (it as Boolean) },
+            closedAt = Json.opt(o, "closed_at") { it.toString() },
+            createdAt = Json.opt(o, "created_at") { it.toString() },
+            decisionId = Json.opt(o, "decision_id") { it.toString() },
+            details = Json.opt(o, "details") { it.toString() },
+            evidence = Json.opt(o, "evidence") { Json.map(it as JSONObject) { it.toString() } },
+            held = Json.opt(o, "held") { (it as Boolean) },
+            id = Json.opt(o, "id") { it.toString() },
+            kind = Json.opt(o, "kind") { it.toString() },
+            `object` = Json.opt(o, "object") { it.toString() },
+            reasons = Json.opt(o, "reasons") { Json.list(it as JSONArray) { it.toString() } },
+            reportCount = Json.opt(o, "report_count") { (it as Number).toLong() },
+            reports = Json.opt(o, "reports") { Json.list(it as JSONArray) { ReportOut.fromJson(it as JSONObject) } },
+            riskScore = Json.opt(o, "risk_score") { (it as Number).toDouble() },
+            status = Json.opt(o, "status") { it.toString() },
+            subjectId = Json.opt(o, "subject_id") { it.toString() },
+            subjectRiskScore = Json.opt(o, "subject_risk_score") { (it as Number).toDouble() },
+            targetId = Json.opt(o, "target_id") { it.toString() },
+            targetType = Json.opt(o, "target_type") { it.toString() },
+            updatedAt = Json.opt(o, "updated_at") { it.toString() }
+        )
+    }
+}
+
+/** ModerationDecision */
+data class ModerationDecision(
+    /** Operators: dismiss, remove_content, release, warn_user, suspend_user (also unsuspend_user from the terminal); the engine: warn, review, block */
+    val action: String? = null,
+    /** The operator; null for the engine and the terminal */
+    val actorId: String? = null,
+    /** Decided by the engine, not a person */
+    val automated: Boolean? = null,
+    val caseId: String? = null,
+    val categories: List<String>? = null,
+    val createdAt: String? = null,
+    /** suspend_user: when the suspension ends */
+    val endsAt: String? = null,
+    val engineVersion: String? = null,
+    val id: String? = null,
+    val `object`: String? = null,
+    val reason: String? = null,
+    val subjectId: String? = null,
+    /** Empty for a text refused before it was saved */
+    val targetId: String? = null,
+    val targetType: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (action != null) o.put("action", Json.value(action))
+        if (actorId != null) o.put("actor_id", Json.value(actorId))
+        if (automated != null) o.put("automated", Json.value(automated))
+        if (caseId != null) o.put("case_id", Json.value(caseId))
+        if (categories != null) o.put("categories", Json.value(categories))
+        if (createdAt != null) o.put("created_at", Json.value(createdAt))
+        if (endsAt != null) o.put("ends_at", Json.value(endsAt))
+        if (engineVersion != null) o.put("engine_version", Json.value(engineVersion))
+        if (id != null) o.put("id", Json.value(id))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        if (reason != null) o.put("reason", Json.value(reason))
+        if (subjectId != null) o.put("subject_id", Json.value(subjectId))
+        if (targetId != null) o.put("target_id", Json.value(targetId))
+        if (targetType != null) o.put("target_type", Json.value(targetType))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ModerationDecision = ModerationDecision(
+            action = Json.opt(o, "action") { it.toString() },
+            actorId = Json.opt(o, "actor_id") { it.toString() },
+            automated = Json.opt(o, "automated") { (it as Boolean) },
+            caseId = Json.opt(o, "case_id") { it.toString() },
+            categories = Json.opt(o, "categories") { Json.list(it as JSONArray) { it.toString() } },
+            createdAt = Json.opt(o, "created_at") { it.toString() },
+            endsAt = Json.opt(o, "ends_at") { it.toString() },
+            engineVersion = Json.opt(o, "engine_version") { it.toString() },
+            id = Json.opt(o, "id") { it.toString() },
+            `object` = Json.opt(o, "object") { it.toString() },
+            reason = Json.opt(o, "reason") { it.toString() },
+            subjectId = Json.opt(o, "subject_id") { it.toString() },
+            targetId = Json.opt(o, "target_id") { it.toString() },
+            targetType = Json.opt(o, "target_type") { it.toString() }
+        )
+    }
+}
+
+/** ModerationResult */
+data class ModerationResult(
+    /** Every category with its score 0..1: harassment, hate, threat, self_harm, sexual, sexual_minors, personal_data, off_platform, scam, spam, profanity */
+    val categories: Map<String, Double>? = null,
+    val decision: String? = null,
+    /** Categories at or above the threshold */
+    val flagged: List<String>? = null,
+    /** ISO 639-1 code of the detected language, or und; only English gets every detector */
+    val language: String? = null,
+    val reason: String? = null,
+    /** Where each flagged category was found */
+    val spans: List<ModerationSpan>? = null,
+    /** With self_harm: where to find help */
+    val support: ModerationSupport? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (categories != null) o.put("categories", Json.value(categories))
+        if (decision != null) o.put("decision", Json.value(decision))
+        if (flagged != null) o.put("flagged", Json.value(flagged))
+        if (language != null) o.put("language", Json.value(language))
+        if (reason != null) o.put("reason", Json.value(reason))
+        if (spans != null) o.put("spans", Json.value(spans))
+        if (support != null) o.put("support", Json.value(support))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ModerationResult = ModerationResult(
+            categories = Json.opt(o, "categories") { Json.map(it as JSONObject) { (it as Number).toDouble() } },
+            decision = Json.opt(o, "decision") { it.toString() },
+            flagged = Json.opt(o, "flagged") { Json.list(it as JSONArray) { it.toString() } },
+            language = Json.opt(o, "language") { it.toString() },
+            reason = Json.opt(o, "reason") { it.toString() },
+            spans = Json.opt(o, "spans") { Json.list(it as JSONArray) { ModerationSpan.fromJson(it as JSONObject) } },
+            support = Json.opt(o, "support") { ModerationSupport.fromJson(it as JSONObject) }
+        )
+    }
+}
+
+/** ModerationSpan */
+data class ModerationSpan(
+    val category: String? = null,
+    val end: Long? = null,
+    val start: Long? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (category != null) o.put("category", Json.value(category))
+        if (end != null) o.put("end", Json.value(end))
+        if (start != null) o.put("start", Json.value(start))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ModerationSpan = ModerationSpan(
+            category = Json.opt(o, "category") { it.toString() },
+            end = Json.opt(o, "end") { (it as Number).toLong() },
+            start = Json.opt(o, "start") { (it as Number).toLong() }
+        )
+    }
+}
+
+/** ModerationSupport */
+data class ModerationSupport(
+    val message: String? = null,
+    val resources: List<Resource>? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (message != null) o.put("message", Json.value(message))
+        if (resources != null) o.put("resources", Json.value(resources))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ModerationSupport = ModerationSupport(
+            message = Json.opt(o, "message") { it.toString() },
+            resources = Json.opt(o, "resources") { Json.list(it as JSONArray) { Resource.fromJson(it as JSONObject) } }
+        )
+    }
+}
+
 /** MuteConversationRequest */
 data class MuteConversationRequest(
     /** In the future */
@@ -2165,12 +2587,16 @@ data class Problem(
     val detail: String? = null,
     /** Every invalid field, when validation found several */
     val errors: List<ProblemField>? = null,
+    /** content_blocked: the moderation categories that refused the text */
+    val flagged: List<String>? = null,
     /** The offending field, when there is one */
     val param: String? = null,
     /** The Request-Id of the request, for support */
     val requestId: String? = null,
     /** HTTP status code */
     val status: Long? = null,
+    /** account_suspended: when the suspension ends; absent when it lasts until lifted */
+    val suspendedUntil: String? = null,
     /** Short summary of the status */
     val title: String? = null,
     /** Address of this error's entry in the error reference */
@@ -2181,9 +2607,11 @@ data class Problem(
         if (code != null) o.put("code", Json.value(code))
         if (detail != null) o.put("detail", Json.value(detail))
         if (errors != null) o.put("errors", Json.value(errors))
+        if (flagged != null) o.put("flagged", Json.value(flagged))
         if (param != null) o.put("param", Json.value(param))
         if (requestId != null) o.put("request_id", Json.value(requestId))
         if (status != null) o.put("status", Json.value(status))
+        if (suspendedUntil != null) o.put("suspended_until", Json.value(suspendedUntil))
         if (title != null) o.put("title", Json.value(title))
         if (type != null) o.put("type", Json.value(type))
         return o
@@ -2195,9 +2623,11 @@ data class Problem(
             code = Json.opt(o, "code") { it.toString() },
             detail = Json.opt(o, "detail") { it.toString() },
             errors = Json.opt(o, "errors") { Json.list(it as JSONArray) { ProblemField.fromJson(it as JSONObject) } },
+            flagged = Json.opt(o, "flagged") { Json.list(it as JSONArray) { it.toString() } },
             param = Json.opt(o, "param") { it.toString() },
             requestId = Json.opt(o, "request_id") { it.toString() },
             status = Json.opt(o, "status") { (it as Number).toLong() },
+            suspendedUntil = Json.opt(o, "suspended_until") { it.toString() },
             title = Json.opt(o, "title") { it.toString() },
             type = Json.opt(o, "type") { it.toString() }
         )
@@ -2793,6 +3223,46 @@ data class RenameConversationRequest(
     }
 }
 
+/** ReportOut */
+data class ReportOut(
+    val createdAt: String? = null,
+    val details: String? = null,
+    val id: String? = null,
+    val `object`: String? = null,
+    val reason: String? = null,
+    /** open until an operator decides its case */
+    val status: String? = null,
+    val targetId: String? = null,
+    val targetType: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (createdAt != null) o.put("created_at", Json.value(createdAt))
+        if (details != null) o.put("details", Json.value(details))
+        if (id != null) o.put("id", Json.value(id))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        if (reason != null) o.put("reason", Json.value(reason))
+        if (status != null) o.put("status", Json.value(status))
+        if (targetId != null) o.put("target_id", Json.value(targetId))
+        if (targetType != null) o.put("target_type", Json.value(targetType))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ReportOut = ReportOut(
+            createdAt = Json.opt(o, "created_at") { it.toString() },
+            details = Json.opt(o, "details") { it.toString() },
+            id = Json.opt(o, "id") { it.toString() },
+            `object` = Json.opt(o, "object") { it.toString() },
+            reason = Json.opt(o, "reason") { it.toString() },
+            status = Json.opt(o, "status") { it.toString() },
+            targetId = Json.opt(o, "target_id") { it.toString() },
+            targetType = Json.opt(o, "target_type") { it.toString() }
+        )
+    }
+}
+
 /** RequestVerificationRequest */
 data class RequestVerificationRequest(
     val documentType: String? = null,
@@ -2810,6 +3280,63 @@ data class RequestVerificationRequest(
         @JvmStatic fun fromJson(o: JSONObject): RequestVerificationRequest = RequestVerificationRequest(
             documentType = Json.opt(o, "document_type") { it.toString() },
             note = Json.opt(o, "note") { it.toString() }
+        )
+    }
+}
+
+/** Resource */
+data class Resource(
+    val name: String? = null,
+    val url: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (name != null) o.put("name", Json.value(name))
+        if (url != null) o.put("url", Json.value(url))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): Resource = Resource(
+            name = Json.opt(o, "name") { it.toString() },
+            url = Json.opt(o, "url") { it.toString() }
+        )
+    }
+}
+
+/** Result */
+data class Result(
+    val categories: Map<String, Double>? = null,
+    val decision: String? = null,
+    val flagged: List<String>? = null,
+    val language: String? = null,
+    val reason: String? = null,
+    val spans: List<Span>? = null,
+    val support: Support? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (categories != null) o.put("categories", Json.value(categories))
+        if (decision != null) o.put("decision", Json.value(decision))
+        if (flagged != null) o.put("flagged", Json.value(flagged))
+        if (language != null) o.put("language", Json.value(language))
+        if (reason != null) o.put("reason", Json.value(reason))
+        if (spans != null) o.put("spans", Json.value(spans))
+        if (support != null) o.put("support", Json.value(support))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): Result = Result(
+            categories = Json.opt(o, "categories") { Json.map(it as JSONObject) { (it as Number).toDouble() } },
+            decision = Json.opt(o, "decision") { it.toString() },
+            flagged = Json.opt(o, "flagged") { Json.list(it as JSONArray) { it.toString() } },
+            language = Json.opt(o, "language") { it.toString() },
+            reason = Json.opt(o, "reason") { it.toString() },
+            spans = Json.opt(o, "spans") { Json.list(it as JSONArray) { Span.fromJson(it as JSONObject) } },
+            support = Json.opt(o, "support") { Support.fromJson(it as JSONObject) }
         )
     }
 }
@@ -2972,6 +3499,30 @@ data class Slot(
             day = Json.opt(o, "day") { it.toString() },
             end = Json.opt(o, "end") { it.toString() },
             start = Json.opt(o, "start") { it.toString() }
+        )
+    }
+}
+
+/** Span */
+data class Span(
+    val category: String? = null,
+    val end: Long? = null,
+    val start: Long? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (category != null) o.put("category", Json.value(category))
+        if (end != null) o.put("end", Json.value(end))
+        if (start != null) o.put("start", Json.value(start))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): Span = Span(
+            category = Json.opt(o, "category") { it.toString() },
+            end = Json.opt(o, "end") { (it as Number).toLong() },
+            start = Json.opt(o, "start") { (it as Number).toLong() }
         )
     }
 }
@@ -3237,6 +3788,27 @@ data class SubscriptionKeys(
     }
 }
 
+/** Support */
+data class Support(
+    val message: String? = null,
+    val resources: List<Resource>? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (message != null) o.put("message", Json.value(message))
+        if (resources != null) o.put("resources", Json.value(resources))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): Support = Support(
+            message = Json.opt(o, "message") { it.toString() },
+            resources = Json.opt(o, "resources") { Json.list(it as JSONArray) { Resource.fromJson(it as JSONObject) } }
+        )
+    }
+}
+
 /** Tally */
 data class Tally(
     val accepted: Long? = null,
@@ -3480,6 +4052,8 @@ data class View(
     val editedAt: String? = null,
     val id: String? = null,
     val lastReplyAt: String? = null,
+    /** The moderation engine's answer when it was not allow: warn (delivered; readers see it too, so their app can ask whether it bothers them), review (held, shown to its sender only; or delivered with support resources for self_harm) */
+    val moderation: Result? = null,
     val `object`: String? = null,
     /** Replies in this message's thread */
     val replyCount: Long? = null,
@@ -3487,7 +4061,9 @@ data class View(
     val replyTo: String? = null,
     /** The sender's account was deleted: show "deleted user"; the message is a tombstone */
     val senderDeleted: Boolean? = null,
-    val senderId: String? = null
+    val senderId: String? = null,
+    /** held: kept for a moderator and not delivered; it goes out if a moderator releases it */
+    val status: String? = null
 ) : JsonModel {
     override fun toJson(): JSONObject {
         val o = JSONObject()
@@ -3499,11 +4075,13 @@ data class View(
         if (editedAt != null) o.put("edited_at", Json.value(editedAt))
         if (id != null) o.put("id", Json.value(id))
         if (lastReplyAt != null) o.put("last_reply_at", Json.value(lastReplyAt))
+        if (moderation != null) o.put("moderation", Json.value(moderation))
         if (`object` != null) o.put("object", Json.value(`object`))
         if (replyCount != null) o.put("reply_count", Json.value(replyCount))
         if (replyTo != null) o.put("reply_to", Json.value(replyTo))
         if (senderDeleted != null) o.put("sender_deleted", Json.value(senderDeleted))
         if (senderId != null) o.put("sender_id", Json.value(senderId))
+        if (status != null) o.put("status", Json.value(status))
         return o
     }
 
@@ -3518,11 +4096,13 @@ data class View(
             editedAt = Json.opt(o, "edited_at") { it.toString() },
             id = Json.opt(o, "id") { it.toString() },
             lastReplyAt = Json.opt(o, "last_reply_at") { it.toString() },
+            moderation = Json.opt(o, "moderation") { Result.fromJson(it as JSONObject) },
             `object` = Json.opt(o, "object") { it.toString() },
             replyCount = Json.opt(o, "reply_count") { (it as Number).toLong() },
             replyTo = Json.opt(o, "reply_to") { it.toString() },
             senderDeleted = Json.opt(o, "sender_deleted") { (it as Boolean) },
-            senderId = Json.opt(o, "sender_id") { it.toString() }
+            senderId = Json.opt(o, "sender_id") { it.toString() },
+            status = Json.opt(o, "status") { it.toString() }
         )
     }
 }

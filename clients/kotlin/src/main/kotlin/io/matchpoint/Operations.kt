@@ -22,17 +22,21 @@ abstract class Operations {
             "ack-notification-delivered",
             "ack-webhook-delivery",
             "add-conversation-members",
+            "appeal-moderation-decision",
             "approve-verification",
             "block-user",
             "cancel-event",
             "cancel-event-series",
             "cancel-match",
+            "check-text",
             "create-api-key",
             "create-check-in",
             "create-conversation",
             "create-event",
             "create-match",
+            "create-report",
             "create-webhook",
+            "decide-moderation-case",
             "decline-match",
             "delete-device",
             "delete-me",
@@ -47,6 +51,7 @@ abstract class Operations {
             "get-match",
             "get-me",
             "get-message",
+            "get-moderation-case",
             "get-my-reliability",
             "get-notification",
             "get-notification-settings",
@@ -71,7 +76,10 @@ abstract class Operations {
             "list-invitations",
             "list-matches",
             "list-messages",
+            "list-moderation-audit",
+            "list-moderation-cases",
             "list-my-events",
+            "list-my-moderation-decisions",
             "list-notifications",
             "list-places",
             "list-sports",
@@ -137,6 +145,9 @@ abstract class Operations {
     /** Add people to a group (POST /v1/conversations/{id}/members, operationId add-conversation-members) */
     @JvmOverloads fun addConversationMembers(id: String, body: AddConversationMembersRequest, options: RequestOptions? = null): Conversation = Conversation.fromJson(JSONObject(send("POST", "/v1/conversations/${enc(id)}/members", emptyList(), body, false, true, options)))
 
+    /** Appeal a decision about you (POST /v1/moderation/decisions/{id}/appeal, operationId appeal-moderation-decision) */
+    @JvmOverloads fun appealModerationDecision(id: String, body: AppealModerationDecisionRequest, options: RequestOptions? = null): Appeal = Appeal.fromJson(JSONObject(send("POST", "/v1/moderation/decisions/${enc(id)}/appeal", emptyList(), body, false, true, options)))
+
     /** Approve a verification request (operators) (POST /v1/verifications/{id}/approve, operationId approve-verification) */
     @JvmOverloads fun approveVerification(id: String, body: ReviewVerificationRequest? = null, options: RequestOptions? = null): Verification = Verification.fromJson(JSONObject(send("POST", "/v1/verifications/${enc(id)}/approve", emptyList(), body, false, true, options)))
 
@@ -151,6 +162,9 @@ abstract class Operations {
 
     /** Cancel your match request (POST /v1/matches/{id}/cancel, operationId cancel-match) */
     @JvmOverloads fun cancelMatch(id: String, options: RequestOptions? = null): Match = Match.fromJson(JSONObject(send("POST", "/v1/matches/${enc(id)}/cancel", emptyList(), null, false, true, options)))
+
+    /** Check a text before sending it (POST /v1/moderation/check, operationId check-text) */
+    @JvmOverloads fun checkText(body: CheckTextRequest, options: RequestOptions? = null): ModerationResult = ModerationResult.fromJson(JSONObject(send("POST", "/v1/moderation/check", emptyList(), body, false, true, options)))
 
     /** Create an API key (POST /v1/api-keys, operationId create-api-key) */
     @JvmOverloads fun createApiKey(body: CreateAPIKeyRequest, options: RequestOptions? = null): APIKey = APIKey.fromJson(JSONObject(send("POST", "/v1/api-keys", emptyList(), body, false, true, options)))
@@ -167,8 +181,14 @@ abstract class Operations {
     /** Send a match request (POST /v1/matches, operationId create-match) */
     @JvmOverloads fun createMatch(body: CreateMatchRequest, options: RequestOptions? = null): Match = Match.fromJson(JSONObject(send("POST", "/v1/matches", emptyList(), body, false, true, options)))
 
+    /** Report a user, a message or an event (POST /v1/reports, operationId create-report) */
+    @JvmOverloads fun createReport(body: CreateReportRequest, options: RequestOptions? = null): ReportOut = ReportOut.fromJson(JSONObject(send("POST", "/v1/reports", emptyList(), body, false, true, options)))
+
     /** Subscribe a webhook endpoint (POST /api/v1/webhooks, operationId create-webhook) */
     @JvmOverloads fun createWebhook(body: CreateWebhookRequest, options: RequestOptions? = null): Webhook = Webhook.fromJson(JSONObject(send("POST", "/api/v1/webhooks", emptyList(), body, false, true, options)))
+
+    /** Decide a case (operators) (POST /v1/moderation/cases/{id}/decision, operationId decide-moderation-case) */
+    @JvmOverloads fun decideModerationCase(id: String, body: DecideModerationCaseRequest, options: RequestOptions? = null): ModerationDecision = ModerationDecision.fromJson(JSONObject(send("POST", "/v1/moderation/cases/${enc(id)}/decision", emptyList(), body, false, true, options)))
 
     /** Decline a match request (POST /v1/matches/{id}/decline, operationId decline-match) */
     @JvmOverloads fun declineMatch(id: String, options: RequestOptions? = null): Match = Match.fromJson(JSONObject(send("POST", "/v1/matches/${enc(id)}/decline", emptyList(), null, false, true, options)))
@@ -227,6 +247,9 @@ abstract class Operations {
 
     /** A message (GET /v1/messages/{id}, operationId get-message) */
     @JvmOverloads fun getMessage(id: String, options: RequestOptions? = null): View = View.fromJson(JSONObject(send("GET", "/v1/messages/${enc(id)}", emptyList(), null, false, true, options)))
+
+    /** A case with its reports (operators) (GET /v1/moderation/cases/{id}, operationId get-moderation-case) */
+    @JvmOverloads fun getModerationCase(id: String, options: RequestOptions? = null): ModerationCase = ModerationCase.fromJson(JSONObject(send("GET", "/v1/moderation/cases/${enc(id)}", emptyList(), null, false, true, options)))
 
     /** Your reliability (GET /v1/users/me/reliability, operationId get-my-reliability) */
     @JvmOverloads fun getMyReliability(options: RequestOptions? = null): EventReliability = EventReliability.fromJson(JSONObject(send("GET", "/v1/users/me/reliability", emptyList(), null, false, true, options)))
@@ -350,12 +373,39 @@ abstract class Operations {
     /** A conversation's messages (GET /v1/conversations/{id}/messages, operationId list-messages) */
     @JvmOverloads fun listMessages(id: String, limit: Long? = null, order: String? = null, before: String? = null, after: String? = null, options: RequestOptions? = null): ListView = ListView.fromJson(JSONObject(send("GET", "/v1/conversations/${enc(id)}/messages", listOf("limit" to limit, "order" to order, "before" to before, "after" to after), null, false, true, options)))
 
+    /** Every decision, engine or human (operators) (GET /v1/moderation/audit, operationId list-moderation-audit) */
+    @JvmOverloads fun listModerationAudit(limit: Long? = null, cursor: String? = null, subjectId: String? = null, options: RequestOptions? = null): ListModerationDecision = ListModerationDecision.fromJson(JSONObject(send("GET", "/v1/moderation/audit", listOf("limit" to limit, "cursor" to cursor, "subject_id" to subjectId), null, false, true, options)))
+
+    /** Every item of listModerationAudit, page after page (follows next_cursor lazily). */
+    @JvmOverloads fun listModerationAuditAutoPaging(limit: Long? = null, subjectId: String? = null, options: RequestOptions? = null): Sequence<ModerationDecision> = Pagination.items { cursor: String? ->
+        val page = listModerationAudit(limit = limit, cursor = cursor, subjectId = subjectId, options = options)
+        Pagination.Page(page.data ?: emptyList(), if (page.hasMore == true) page.nextCursor else null)
+    }
+
+    /** The review queue (operators) (GET /v1/moderation/cases, operationId list-moderation-cases) */
+    @JvmOverloads fun listModerationCases(limit: Long? = null, cursor: String? = null, status: String? = null, kind: String? = null, options: RequestOptions? = null): ListModerationCase = ListModerationCase.fromJson(JSONObject(send("GET", "/v1/moderation/cases", listOf("limit" to limit, "cursor" to cursor, "status" to status, "kind" to kind), null, false, true, options)))
+
+    /** Every item of listModerationCases, page after page (follows next_cursor lazily). */
+    @JvmOverloads fun listModerationCasesAutoPaging(limit: Long? = null, status: String? = null, kind: String? = null, options: RequestOptions? = null): Sequence<ModerationCase> = Pagination.items { cursor: String? ->
+        val page = listModerationCases(limit = limit, cursor = cursor, status = status, kind = kind, options = options)
+        Pagination.Page(page.data ?: emptyList(), if (page.hasMore == true) page.nextCursor else null)
+    }
+
     /** Your events (GET /v1/users/me/events, operationId list-my-events) */
     @JvmOverloads fun listMyEvents(limit: Long? = null, cursor: String? = null, `when`: String? = null, role: String? = null, options: RequestOptions? = null): ListMyEvent = ListMyEvent.fromJson(JSONObject(send("GET", "/v1/users/me/events", listOf("limit" to limit, "cursor" to cursor, "when" to `when`, "role" to role), null, false, true, options)))
 
     /** Every item of listMyEvents, page after page (follows next_cursor lazily). */
     @JvmOverloads fun listMyEventsAutoPaging(limit: Long? = null, `when`: String? = null, role: String? = null, options: RequestOptions? = null): Sequence<MyEvent> = Pagination.items { cursor: String? ->
         val page = listMyEvents(limit = limit, cursor = cursor, `when` = `when`, role = role, options = options)
+        Pagination.Page(page.data ?: emptyList(), if (page.hasMore == true) page.nextCursor else null)
+    }
+
+    /** Decisions about you (GET /v1/moderation/decisions, operationId list-my-moderation-decisions) */
+    @JvmOverloads fun listMyModerationDecisions(limit: Long? = null, cursor: String? = null, options: RequestOptions? = null): ListModerationDecision = ListModerationDecision.fromJson(JSONObject(send("GET", "/v1/moderation/decisions", listOf("limit" to limit, "cursor" to cursor), null, false, true, options)))
+
+    /** Every item of listMyModerationDecisions, page after page (follows next_cursor lazily). */
+    @JvmOverloads fun listMyModerationDecisionsAutoPaging(limit: Long? = null, options: RequestOptions? = null): Sequence<ModerationDecision> = Pagination.items { cursor: String? ->
+        val page = listMyModerationDecisions(limit = limit, cursor = cursor, options = options)
         Pagination.Page(page.data ?: emptyList(), if (page.hasMore == true) page.nextCursor else null)
     }
 

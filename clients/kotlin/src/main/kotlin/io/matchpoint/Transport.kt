@@ -37,7 +37,12 @@ class UrlConnectionTransport : Transport {
     override fun execute(request: HttpRequest): HttpResponse {
         val c = URL(request.url).openConnection() as HttpURLConnection
         try {
-            c.requestMethod = request.method
+            try {
+                c.requestMethod = request.method
+            } catch (e: java.net.ProtocolException) {
+                // Not an IOException to retry: the JVM's HttpURLConnection never sends PATCH.
+                throw UnsupportedOperationException("this platform's HttpURLConnection cannot send ${request.method}; use JdkHttpTransport", e)
+            }
             c.instanceFollowRedirects = false
             c.connectTimeout = request.timeoutMillis.toInt()
             c.readTimeout = request.timeoutMillis.toInt()
