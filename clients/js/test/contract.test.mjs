@@ -190,7 +190,7 @@ test("a 404 and a 422 are typed errors", async () => {
   });
 });
 
-test("a 503 is retried after Retry-After, a POST with the same Idempotency-Key", async () => {
+test("a 503 and a 429 are retried after Retry-After, a POST with the same Idempotency-Key", async () => {
   const proxy = await startProxy(base);
   try {
     const viaProxy = new Matchpoint({ baseURL: proxy.url, apiKey: E.MATCHPOINT_API_KEY });
@@ -199,6 +199,12 @@ test("a 503 is retried after Retry-After, a POST with the same Idempotency-Key",
     assert.equal((await viaProxy.getMe()).id, partnerMe.id);
     assert.ok(Date.now() - t0 >= 900, "waited for Retry-After");
     assert.equal(proxy.seen.length, 2);
+    // A 429 likewise.
+    proxy.fail(1, 429);
+    const t1 = Date.now();
+    assert.equal((await viaProxy.getMe()).id, partnerMe.id);
+    assert.ok(Date.now() - t1 >= 900, "waited for Retry-After");
+    assert.equal(proxy.seen.length, 4);
 
     // The server created the event, the answer was lost: the retry replays it.
     const before = (await partner.listMyEvents({ role: "creator", limit: 100 })).data.length;

@@ -143,7 +143,7 @@ export async function startReceiver(certFile, keyFile) {
 }
 
 /**
- * A proxy to the real server. fail(n) makes the next n requests answer 503
+ * A proxy to the real server. fail(n, status) makes the next n requests answer 503 (or status)
  * with Retry-After: 1 after the real server handled them (so a retried POST
  * without its Idempotency-Key would take effect twice).
  */
@@ -151,6 +151,7 @@ export async function startProxy(target) {
   const t = new URL(target);
   const seen = [];
   let failures = 0;
+  let failStatus = 503;
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
@@ -162,8 +163,8 @@ export async function startProxy(target) {
         ur.on("end", () => {
           if (failures > 0) {
             failures--;
-            res.writeHead(503, { "Content-Type": "application/problem+json", "Retry-After": "1" });
-            res.end(JSON.stringify({ type: "about:blank", title: "Service Unavailable", status: 503, code: "unavailable" }));
+            res.writeHead(failStatus, { "Content-Type": "application/problem+json", "Retry-After": "1" });
+            res.end(JSON.stringify({ type: "about:blank", title: "Unavailable", status: failStatus, code: failStatus === 429 ? "rate_limited" : "unavailable" }));
             return;
           }
           res.writeHead(ur.statusCode, ur.headers);
@@ -181,8 +182,9 @@ export async function startProxy(target) {
   return {
     url: `http://127.0.0.1:${server.address().port}`,
     seen,
-    fail(n) {
+    fail(n, status = 503) {
       failures = n;
+      failStatus = status;
     },
     close: () => new Promise((r) => { server.close(r); server.closeAllConnections(); }),
   };

@@ -205,7 +205,7 @@ class ContractTest {
     }
 
     @Test @Order(8)
-    fun a503IsRetriedWithTheSameIdempotencyKey() {
+    fun a503AndA429AreRetriedAndAPostKeepsItsIdempotencyKey() {
         val other = partnerMe ?: throw AssertionError("needs the profile step")
         Proxy(base).use { proxy ->
             val viaProxy = Matchpoint(proxy.url, Env.apiKey)
@@ -214,6 +214,12 @@ class ContractTest {
             assertEquals(other.id, viaProxy.getMe().id)
             assertTrue(System.currentTimeMillis() - t0 >= 900, "waited for Retry-After")
             assertEquals(2, proxy.seen.size)
+            // A 429 likewise.
+            proxy.fail(1, 429)
+            val t1 = System.currentTimeMillis()
+            assertEquals(other.id, viaProxy.getMe().id)
+            assertTrue(System.currentTimeMillis() - t1 >= 900, "waited for Retry-After")
+            assertEquals(4, proxy.seen.size)
             assertTrue(proxy.seen[0].headers["user-agent"]!!.startsWith("matchpoint-kotlin/"))
 
             // The server created the event and the answer was lost: the retry replays it.

@@ -186,6 +186,7 @@ class Proxy(private val target: String) : java.io.Closeable {
 
     val seen = CopyOnWriteArrayList<Seen>()
     private val failures = AtomicInteger(0)
+    @Volatile private var failStatus = 503
     private val http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build()
     private val server: HttpServer = HttpServer.create(InetSocketAddress("127.0.0.1", 0), 0)
     val url: String
@@ -201,10 +202,10 @@ class Proxy(private val target: String) : java.io.Closeable {
             for ((k, v) in h) if (k !in setOf("host", "content-length", "connection", "upgrade", "expect")) b.header(k, v)
             val res = http.send(b.build(), JResponse.BodyHandlers.ofByteArray())
             if (failures.getAndUpdate { if (it > 0) it - 1 else 0 } > 0) {
-                val p = """{"type":"about:blank","title":"Service Unavailable","status":503,"code":"unavailable"}""".toByteArray()
+                val p = """{"type":"about:blank","title":"Unavailable","status":$failStatus,"code":"${if (failStatus == 429) "rate_limited" else "unavailable"}"}""".toByteArray()
                 ex.responseHeaders.set("Content-Type", "application/problem+json")
                 ex.responseHeaders.set("Retry-After", "1")
-                ex.sendResponseHeaders(503, p.size.toLong())
+                ex.sendResponseHeaders(failStatus, p.size.toLong())
                 ex.responseBody.use { it.write(p) }
                 return@createContext
             }
@@ -217,6 +218,9 @@ class Proxy(private val target: String) : java.io.Closeable {
         url = "http://127.0.0.1:${server.address.port}"
     }
 
-    fun fail(n: Int) = failures.set(n)
+    fun fail(n: Int, status: Int = 503) {
+        failStatus = status
+        failures.set(n)
+    }
     override fun close() = server.stop(0)
 }
