@@ -77,6 +77,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	webhooksDone := make(chan struct{})
 	go func() { a.RunWebhooks(wctx); close(webhooksDone) }()
 	defer func() { stopWebhooks(); <-webhooksDone }()
+	// Request analytics: the last counts are flushed after the last request.
+	actx, stopAnalytics := context.WithCancel(context.Background())
+	analyticsDone := make(chan struct{})
+	go func() { defer close(analyticsDone); a.RunAnalytics(actx, log) }()
+	defer func() { stopAnalytics(); <-analyticsDone }()
 	expiryEvery := cfg.MatchExpiryEvery
 	if expiryEvery <= 0 {
 		expiryEvery = matchExpiryEvery

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/matchpoint-api/matchpoint/internal/analytics"
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/clientip"
 	"github.com/matchpoint-api/matchpoint/internal/clock"
@@ -61,6 +62,12 @@ type App struct {
 	Mail               *mail.Sender // nil without MATCHPOINT_SMTP_URL
 
 	retention store.Retention
+
+	// Request analytics: counted in memory, flushed every AnalyticsFlush.
+	Requests          *analytics.Recorder
+	Analytics         *analytics.Service
+	analyticsFlush    time.Duration
+	analyticsRetained analytics.Retention
 }
 
 // Options are what tests and benchmarks may replace.
@@ -149,6 +156,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	if a.Webhooks, err = newWebhooks(ctx, db, cfg, clk, opts.Logger); err != nil {
 		return nil, err
 	}
+	assembleAnalytics(a, db, cfg, clk, opts.Logger)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	a.Handler = httpapi.New(httpapi.Deps{
@@ -158,6 +166,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Limiter: a.Limiter, AnonymousLimit: cfg.AnonymousLimit,
 		Webhooks: a.Webhooks, Matching: a.Matching, Places: geo.Default,
 		Notifications: a.Notifications, Events: a.Events,
+		Requests: a.Requests, Analytics: a.Analytics,
 	})
 	return a, nil
 }

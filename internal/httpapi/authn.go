@@ -41,7 +41,7 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 			s.limitAnonymous(w, r, func() { s.unauthorized(w, r, err) })
 			return
 		}
-		setUser(r.Context(), p.UserID)
+		setCaller(r.Context(), p)
 		next.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
 	})
 }

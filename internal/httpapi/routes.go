@@ -26,6 +26,7 @@ func (s *server) routes() http.Handler {
 	s.registerBlocks()
 	s.registerNotifications()
 	s.registerEvents()
+	s.registerAnalytics()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
 	api := noStore(cors(limitBody(s.authenticate(s.rateLimit(s.validStrings(s.idempotent(apiMux)))))))
@@ -33,6 +34,7 @@ func (s *server) routes() http.Handler {
 	mux.Handle("/api/v1/", api)
 	mux.Handle("/api/v1/webhooks", maturityHeader("beta", api))
 	mux.Handle("/api/v1/webhooks/", maturityHeader("beta", api))
+	mux.Handle("/v1/analytics/", maturityHeader("beta", api))
 
 	// OAuth 2.0 (API document 4.1): pages for people, endpoints for clients.
 	mux.Handle("GET /oauth/authorize", route("GET /oauth/authorize", s.web.Authorize()))

@@ -15,6 +15,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/matchpoint-api/matchpoint/internal/analytics"
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/clientip"
@@ -56,6 +57,10 @@ type Deps struct {
 	Matching       *matching.Service
 	Places         func() *geo.Gazetteer // the gazetteer, loaded on first use
 	Notifications  *notifications.Service
+	// Request analytics: Requests counts every request made with a
+	// credential (nil: nothing is counted); Analytics reads the reports.
+	Requests  *analytics.Recorder
+	Analytics *analytics.Service
 }
 
 type server struct {
@@ -83,6 +88,8 @@ type server struct {
 	matching       *matching.Service
 	places         func() *geo.Gazetteer
 	notifications  *notifications.Service
+	requests       *analytics.Recorder
+	analytics      *analytics.Service
 }
 
 var installErrors sync.Once
@@ -104,6 +111,7 @@ func New(d Deps) http.Handler {
 		problems: &problems{docsURL: d.DocsURL}, clientIP: d.ClientIP,
 		matching: d.Matching, places: d.Places,
 		notifications: d.Notifications, events: d.Events,
+		requests: d.Requests, analytics: d.Analytics,
 	}
 	if s.clientIP == nil {
 		s.clientIP = clientip.New(nil)

@@ -1,0 +1,49 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/matchpoint-api/matchpoint/internal/analytics"
+	"github.com/matchpoint-api/matchpoint/internal/clock"
+	"github.com/matchpoint-api/matchpoint/internal/config"
+	"github.com/matchpoint-api/matchpoint/internal/store"
+)
+
+// assembleAnalytics sets up request counting and the analytics reports.
+func assembleAnalytics(a *App, db *store.DB, cfg config.Config, clk clock.Clock, log *slog.Logger) {
+	st := store.NewAnalytics(db)
+	a.Requests = analytics.NewRecorder(st, clk, log)
+	a.Analytics = analytics.NewService(st, clk)
+	a.analyticsFlush = cfg.AnalyticsFlushInterval
+	if a.analyticsFlush <= 0 {
+		a.analyticsFlush = config.DefaultAnalyticsFlushInterval
+	}
+	keep := cfg.AnalyticsRetention
+	if keep <= 0 {
+		keep = config.DefaultAnalyticsRetention
+	}
+	a.analyticsRetained = analytics.Retention{Hourly: keep, Daily: keep}
+}
+
+// RunAnalytics adds the requests this node counted to the database every
+// flush interval, and deletes rollups past their retention every hour,
+// until ctx ends; then it flushes once more. Every node runs it.
+func (a *App) RunAnalytics(ctx context.Context, log *slog.Logger) {
+	done := make(chan struct{})
+	go func() { defer close(done); a.Requests.Run(ctx, a.analyticsFlush) }()
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if _, err := a.Analytics.Purge(ctx, a.analyticsRetained); err != nil && ctx.Err() == nil {
+			log.Warn("purge request analytics", "error", err.Error())
+		}
+		select {
+		case <-ctx.Done():
+			<-done
+			return
+		case <-t.C:
+		}
+	}
+}
