@@ -104,7 +104,8 @@ type Activity struct {
 	Reliability           *float64 `json:"reliability" doc:"Share of the events you answered going (and attendance was taken) that you attended, over a year; null if none"`
 }
 
-type rangeParams struct {
+// RangeParams are the time range of a report.
+type RangeParams struct {
 	From string `query:"from" format:"date-time" doc:"Start (RFC 3339), rounded down to the bucket; default: 24 hours or 30 days before to"`
 	To   string `query:"to" format:"date-time" doc:"End, exclusive, rounded up to the bucket; default: the end of the current bucket"`
 }
@@ -128,7 +129,7 @@ func (s *server) registerAnalytics() {
 			"the flush interval (10 s by default). Buckets without requests are left out. Scope: read." + analyticsBeta,
 		Security: requires(auth.ScopeRead),
 	}, func(ctx context.Context, in *struct {
-		rangeParams
+		RangeParams
 		Granularity string `query:"granularity" enum:"hour,day" default:"hour"`
 		GroupBy     string `query:"group_by" enum:"operation,credential" doc:"Split each bucket by operation or by credential"`
 	}) (*struct{ Body List[UsageBucket] }, error) {
@@ -157,7 +158,7 @@ func (s *server) registerAnalytics() {
 			"At most 366 days. Scope: admin, on an operator account." + analyticsBeta,
 		Security: requires(auth.ScopeAdmin),
 	}, func(ctx context.Context, in *struct {
-		rangeParams
+		RangeParams
 		Granularity string `query:"granularity" enum:"day" default:"day"`
 	}) (*struct{ Body List[PlatformBucket] }, error) {
 		if _, err := operator(ctx); err != nil {
@@ -185,7 +186,7 @@ func (s *server) registerAnalytics() {
 			"accepted, per sport and per distance between the two people's profile locations. Default: the last 30 days. " +
 			"Scope: admin, on an operator account." + analyticsBeta,
 		Security: requires(auth.ScopeAdmin),
-	}, func(ctx context.Context, in *rangeParams) (*struct{ Body MatchingReport }, error) {
+	}, func(ctx context.Context, in *RangeParams) (*struct{ Body MatchingReport }, error) {
 		if _, err := operator(ctx); err != nil {
 			return nil, err
 		}

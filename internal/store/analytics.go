@@ -97,9 +97,14 @@ type usageKey struct {
 // latency bins of each.
 func (a *Analytics) Usage(ctx context.Context, account, granularity string, from, to time.Time, groupBy string) ([]analytics.UsageRow, error) {
 	g := groupColumn(groupBy)
+	// PostgreSQL refuses a constant in GROUP BY: group by the bucket alone.
+	groupBy = ", " + g
+	if g == "''" {
+		groupBy = ""
+	}
 	rows, err := a.db.QueryContext(ctx, `SELECT bucket_start, `+g+`, SUM(requests), SUM(errors_4xx), SUM(errors_5xx)
 		FROM analytics_usage WHERE granularity = $1 AND user_id = $2 AND bucket_start >= $3 AND bucket_start < $4
-		GROUP BY bucket_start, `+g+` ORDER BY bucket_start, `+g,
+		GROUP BY bucket_start`+groupBy+` ORDER BY bucket_start`+groupBy,
 		granularity, account, micros(from), micros(to))
 	if err != nil {
 		return nil, fmt.Errorf("store: usage: %w", err)
@@ -123,7 +128,7 @@ func (a *Analytics) Usage(ctx context.Context, account, granularity string, from
 	}
 	bins, err := a.db.QueryContext(ctx, `SELECT bucket_start, `+g+`, bin, SUM(n)
 		FROM analytics_latency WHERE granularity = $1 AND user_id = $2 AND bucket_start >= $3 AND bucket_start < $4
-		GROUP BY bucket_start, `+g+`, bin`,
+		GROUP BY bucket_start`+groupBy+`, bin`,
 		granularity, account, micros(from), micros(to))
 	if err != nil {
 		return nil, fmt.Errorf("store: usage latency: %w", err)
