@@ -53,6 +53,9 @@ type Store interface {
 	MatchOutcomes(ctx context.Context, from, to time.Time) ([]MatchOutcome, error)
 	// Activity sums one user's own activity.
 	Activity(ctx context.Context, userID string, now time.Time) (*Activity, error)
+	// WebhookAttempts counts an endpoint's attempts in [from, to) per hour
+	// and latency class (AttemptBounds).
+	WebhookAttempts(ctx context.Context, subscriptionID string, from, to time.Time) ([]AttemptClass, error)
 	// PurgeUsage deletes rollups of a granularity older than before.
 	PurgeUsage(ctx context.Context, granularity string, before time.Time) (int64, error)
 }

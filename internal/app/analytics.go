@@ -9,10 +9,11 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/clock"
 	"github.com/matchpoint-api/matchpoint/internal/config"
 	"github.com/matchpoint-api/matchpoint/internal/store"
+	"github.com/matchpoint-api/matchpoint/internal/web"
 )
 
 // assembleAnalytics sets up request counting and the analytics reports.
-func assembleAnalytics(a *App, db *store.DB, cfg config.Config, clk clock.Clock, log *slog.Logger) {
+func assembleAnalytics(a *App, db *store.DB, cfg config.Config, clk clock.Clock, log *slog.Logger, pages *web.Pages) error {
 	st := store.NewAnalytics(db)
 	a.Requests = analytics.NewRecorder(st, clk, log)
 	a.Analytics = analytics.NewService(st, clk)
@@ -25,6 +26,7 @@ func assembleAnalytics(a *App, db *store.DB, cfg config.Config, clk clock.Clock,
 		keep = config.DefaultAnalyticsRetention
 	}
 	a.analyticsRetained = analytics.Retention{Hourly: keep, Daily: keep}
+	return pages.SetDashboard(web.Dashboard{Keys: a.Keys, Webhooks: a.Webhooks, Analytics: a.Analytics, Clock: clk})
 }
 
 // RunAnalytics adds the requests this node counted to the database every

@@ -156,7 +156,9 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	if a.Webhooks, err = newWebhooks(ctx, db, cfg, clk, opts.Logger); err != nil {
 		return nil, err
 	}
-	assembleAnalytics(a, db, cfg, clk, opts.Logger)
+	if err := assembleAnalytics(a, db, cfg, clk, opts.Logger, pages); err != nil {
+		return nil, err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	a.Handler = httpapi.New(httpapi.Deps{

@@ -229,3 +229,27 @@ func (s *server) registerAnalytics() {
 			EventsCreated: a.EventsCreated, EventsAttended: a.EventsAttended, Reliability: rel.Score}}, nil
 	})
 }
+
+// dashboardRoutes registers the developer dashboard's pages.
+func (s *server) dashboardRoutes(mux *http.ServeMux) {
+	for pattern, h := range map[string]http.Handler{
+		"GET /dashboard":                                            s.web.Home(),
+		"GET /dashboard/usage":                                      s.web.Usage(),
+		"GET /dashboard/admin":                                      s.web.Admin(),
+		"GET /dashboard/keys":                                       s.web.Keys(),
+		"POST /dashboard/keys":                                      s.web.CreateKey(),
+		"POST /dashboard/keys/{id}/revoke":                          s.web.RevokeKey(),
+		"GET /dashboard/apps":                                       s.web.Apps(),
+		"POST /dashboard/apps":                                      s.web.CreateApp(),
+		"GET /dashboard/apps/{id}":                                  s.web.App(),
+		"POST /dashboard/apps/{id}":                                 s.web.EditApp(),
+		"POST /dashboard/apps/{id}/rotate":                          s.web.RotateApp(),
+		"GET /dashboard/webhooks":                                   s.web.Webhooks(),
+		"POST /dashboard/webhooks":                                  s.web.CreateWebhook(),
+		"GET /dashboard/webhooks/{id}":                              s.web.Webhook(),
+		"POST /dashboard/webhooks/{id}/{action}":                    s.web.WebhookAction(),
+		"POST /dashboard/webhooks/{id}/deliveries/{delivery}/retry": s.web.RetryDelivery(),
+	} {
+		mux.Handle(pattern, route(pattern, h))
+	}
+}

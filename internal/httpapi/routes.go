@@ -53,6 +53,7 @@ func (s *server) routes() http.Handler {
 	mux.Handle("POST /signup", route("POST /signup", s.web.SignupSubmit()))
 	mux.Handle("POST /logout", route("POST /logout", s.web.Logout()))
 	mux.Handle("GET /assets/", route("GET /assets/", s.web.Assets()))
+	s.dashboardRoutes(mux) // the developer dashboard
 
 	// Documentation, served from the binary.
 	mux.Handle("GET /openapi.json", route("GET /openapi.json", s.openAPIDocument()))
