@@ -82,7 +82,7 @@ func TestDashboardPages(t *testing.T) {
 		wantPage(t, saved, http.StatusOK, "P1 App renamed", "Saved.")
 		rotated := b.Submit(saved.Form(t, "/dashboard/apps/"+seed.AppP1+"/rotate"), nil)
 		wantPage(t, rotated, http.StatusOK, "mps_")
-		wantPage(t, b.Get(s.URL + "/dashboard/apps/"+seed.AppP1[:len(seed.AppP1)-1]+"0"), http.StatusNotFound)
+		wantPage(t, b.Get(s.URL+"/dashboard/apps/"+seed.AppP1[:len(seed.AppP1)-1]+"0"), http.StatusNotFound)
 
 		hooks := b.Get(s.URL + "/dashboard/webhooks")
 		wantPage(t, hooks, http.StatusOK, rcv.URL, "match.accepted")
@@ -96,8 +96,8 @@ func TestDashboardPages(t *testing.T) {
 		// Another person's endpoint and the operators' page are not found.
 		other := s.NewBrowser(t)
 		dashSignIn(t, s, other, seed.P2.Username, "/dashboard")
-		wantPage(t, other.Get(s.URL + "/dashboard/webhooks/"+seed.WebhookID), http.StatusNotFound)
-		wantPage(t, other.Get(s.URL + "/dashboard/admin"), http.StatusNotFound)
+		wantPage(t, other.Get(s.URL+"/dashboard/webhooks/"+seed.WebhookID), http.StatusNotFound)
+		wantPage(t, other.Get(s.URL+"/dashboard/admin"), http.StatusNotFound)
 		op := s.NewBrowser(t)
 		wantPage(t, dashSignIn(t, s, op, seed.Operator.Username, "/dashboard/admin"), http.StatusOK, "Platform", "tennis", "10-25")
 
