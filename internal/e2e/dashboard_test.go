@@ -47,7 +47,7 @@ func TestDashboardPages(t *testing.T) {
 			wantPage(t, p, http.StatusOK, `action="/login"`, `value="/dashboard/keys"`)
 		}
 		home := dashSignIn(t, s, b, seed.P1.Username, "/dashboard")
-		wantPage(t, home, http.StatusOK, "player1", "Requests, last 24 hours</dt><dd>7</dd>", "<svg", "GET /v1/users/me/verification")
+		wantPage(t, home, http.StatusOK, "player1", "Requests, last 24 hours</dt><dd id=\"requests-24h\">7</dd>", "<svg", "GET /v1/users/me/verification")
 
 		usage := b.Get(s.URL + "/dashboard/usage?granularity=day&group_by=credential")
 		wantPage(t, usage, http.StatusOK, seed.KeyP1ID, seed.AppP1)
