@@ -77,7 +77,11 @@ func lineChart(title, unit string, labels []string, series map[string][]float64,
 				flush()
 				continue
 			}
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", chartPad+float64(j)*step, chartH-chartPad-(chartH-2*chartPad)*v/top))
+			x, y := chartPad+float64(j)*step, chartH-chartPad-(chartH-2*chartPad)*v/top
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
+			// A dot per value: an hour alone between gaps still shows.
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s %s: %s %s</title></circle>`,
+				x, y, colours[i%len(colours)], html.EscapeString(name), html.EscapeString(labels[j]), formatFloat(v, 2), html.EscapeString(unit))
 		}
 		flush()
 		fmt.Fprintf(&b, `<text x="%.1f" y="14" font-size="12" fill="%s">%s</text>`, chartPad+float64(i)*90, colours[i%len(colours)], html.EscapeString(name))
