@@ -97,7 +97,7 @@ func (r *Recorder) Record(account, credential, operation, userID string, status 
 	now := r.clock.Now().UTC()
 	k := Key{Start: now.Truncate(time.Hour), AccountID: account, Credential: credential, Operation: operation}
 	bin := Bin(took.Microseconds())
-	s := &r.sh[maphash.String(r.seed, credential+operation)%shards]
+	s := r.shard(credential, operation)
 	s.mu.Lock()
 	c := s.counts[k]
 	if c == nil {
@@ -116,6 +116,12 @@ func (r *Recorder) Record(account, credential, operation, userID string, status 
 		s.active[Active{Day: now.Truncate(24 * time.Hour), UserID: userID}] = struct{}{}
 	}
 	s.mu.Unlock()
+}
+
+// shard is where a credential's operation is counted (without building a
+// string: no allocation on the request path).
+func (r *Recorder) shard(credential, operation string) *shard {
+	return &r.sh[(maphash.String(r.seed, credential)^maphash.String(r.seed, operation))%shards]
 }
 
 // take empties the shards and returns what they held.
@@ -140,7 +146,7 @@ func (r *Recorder) take() (map[Key]*Counts, map[Active]struct{}) {
 // putBack returns counts that could not be flushed, to go with the next flush.
 func (r *Recorder) putBack(counts map[Key]*Counts, active map[Active]struct{}) {
 	for k, c := range counts {
-		s := &r.sh[maphash.String(r.seed, k.Credential+k.Operation)%shards]
+		s := r.shard(k.Credential, k.Operation)
 		s.mu.Lock()
 		if have := s.counts[k]; have != nil {
 			have.merge(c)

@@ -42,6 +42,7 @@ func (s *Service) WebhookHours(ctx context.Context, subscriptionID string, from,
 		out = append(out, AttemptHour{Start: t, P50: math.NaN(), P95: math.NaN(), P99: math.NaN()})
 	}
 	hist := make([][]int64, len(out))
+	succeeded := make([]int64, len(out))
 	for _, c := range classes {
 		i, ok := index[c.Start.Unix()]
 		if !ok {
@@ -52,19 +53,14 @@ func (s *Service) WebhookHours(ctx context.Context, subscriptionID string, from,
 		}
 		hist[i][min(c.Class, len(AttemptBounds))] += c.Attempts
 		out[i].Attempts += c.Attempts
-		ok2 := c.Succeeded
-		if out[i].SuccessRate == nil {
-			z := 0.0
-			out[i].SuccessRate = &z
-		}
-		*out[i].SuccessRate += float64(ok2)
+		succeeded[i] += c.Succeeded
 	}
 	for i := range out {
 		if out[i].Attempts == 0 {
-			out[i].SuccessRate = nil
 			continue
 		}
-		*out[i].SuccessRate /= float64(out[i].Attempts)
+		rate := float64(succeeded[i]) / float64(out[i].Attempts)
+		out[i].SuccessRate = &rate
 		out[i].P50, out[i].P95, out[i].P99 = classQuantile(hist[i], 0.5), classQuantile(hist[i], 0.95), classQuantile(hist[i], 0.99)
 	}
 	return out, nil

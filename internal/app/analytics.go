@@ -3,19 +3,23 @@ package app
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/matchpoint-api/matchpoint/internal/analytics"
-	"github.com/matchpoint-api/matchpoint/internal/clock"
 	"github.com/matchpoint-api/matchpoint/internal/config"
+	"github.com/matchpoint-api/matchpoint/internal/httpapi"
 	"github.com/matchpoint-api/matchpoint/internal/store"
 	"github.com/matchpoint-api/matchpoint/internal/web"
 )
 
 // assembleAnalytics sets up request counting and the analytics reports.
-func assembleAnalytics(a *App, db *store.DB, cfg config.Config, clk clock.Clock, log *slog.Logger, pages *web.Pages) error {
+func assembleAnalytics(a *App, db *store.DB, cfg config.Config, opts Options, pages *web.Pages) error {
+	clk := opts.Clock
 	st := store.NewAnalytics(db)
-	a.Requests = analytics.NewRecorder(st, clk, log)
+	a.Requests = analytics.NewRecorder(st, clk, opts.Logger)
 	a.Analytics = analytics.NewService(st, clk)
 	a.analyticsFlush = cfg.AnalyticsFlushInterval
 	if a.analyticsFlush <= 0 {
@@ -48,4 +52,13 @@ func (a *App) RunAnalytics(ctx context.Context, log *slog.Logger) {
 		case <-t.C:
 		}
 	}
+}
+
+// HandlerWithoutCounting serves what Handler serves, with the same services
+// and database, without request analytics: the baseline of the analytics
+// benchmark. Its metrics go to a registry of their own.
+func (a *App) HandlerWithoutCounting() http.Handler {
+	d := a.deps
+	d.Requests, d.Registry = nil, prometheus.NewRegistry()
+	return httpapi.New(d)
 }

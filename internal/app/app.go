@@ -68,6 +68,7 @@ type App struct {
 	Analytics         *analytics.Service
 	analyticsFlush    time.Duration
 	analyticsRetained analytics.Retention
+	deps              httpapi.Deps // what Handler serves
 }
 
 // Options are what tests and benchmarks may replace.
@@ -156,12 +157,12 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	if a.Webhooks, err = newWebhooks(ctx, db, cfg, clk, opts.Logger); err != nil {
 		return nil, err
 	}
-	if err := assembleAnalytics(a, db, cfg, clk, opts.Logger, pages); err != nil {
+	if err := assembleAnalytics(a, db, cfg, opts, pages); err != nil {
 		return nil, err
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	a.Handler = httpapi.New(httpapi.Deps{
+	a.deps = httpapi.Deps{
 		BaseURL: cfg.BaseURL, DocsURL: cfg.DocsURL, Version: Version,
 		Users: a.Users, OAuth: a.OAuth, Keys: a.Keys, Idem: idempotency.NewService(store.NewIdempotency(db), clk),
 		Web: pages, Ready: db.PingContext, Logger: opts.Logger, Registry: reg, ClientIP: clientip.New(proxies),
@@ -169,7 +170,8 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Webhooks: a.Webhooks, Matching: a.Matching, Places: geo.Default,
 		Notifications: a.Notifications, Events: a.Events,
 		Requests: a.Requests, Analytics: a.Analytics,
-	})
+	}
+	a.Handler = httpapi.New(a.deps)
 	return a, nil
 }
 

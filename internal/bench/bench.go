@@ -110,7 +110,7 @@ func start(ctx context.Context, o Options) (*env, error) {
 	go e.srv.Serve(ln)
 	e.cleanup = append(e.cleanup, func() { e.srv.Close() })
 
-	if e.user, err = a.Users.Register(ctx, users.Registration{Email: "bench@example.com", Username: "bench", Password: "benchmark password"}); err != nil {
+	if e.user, err = a.Users.Register(ctx, users.Registration{Email: "bench@example.com", Username: "bench", Password: "correct horse battery staple"}); err != nil {
 		e.close()
 		return nil, err
 	}

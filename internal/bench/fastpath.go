@@ -97,7 +97,7 @@ func FastPath(ctx context.Context, o Options, out io.Writer) (*FastPathResult, e
 		u := e.user
 		if i > 0 {
 			if u, err = e.app.Users.Register(ctx, users.Registration{Email: fmt.Sprintf("bench%d@example.com", i),
-				Username: fmt.Sprintf("bench%d", i), Password: "benchmark password"}); err != nil {
+				Username: fmt.Sprintf("bench%d", i), Password: "correct horse battery staple"}); err != nil {
 				return nil, err
 			}
 		}

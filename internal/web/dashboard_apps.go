@@ -113,8 +113,7 @@ func (p *Pages) EditApp() http.Handler {
 			RedirectURIs: redirectURIs(f.Get("redirect_uris")), Scopes: f["scopes"]})
 		if err != nil {
 			cur, gerr := p.cfg.OAuth.App(r.Context(), v.User.ID, id)
-			if status, msg, ok := problem(err); ok && gerr == nil {
-				_ = status
+			if _, msg, ok := problem(err); ok && gerr == nil {
 				p.showApp(w, r, v, http.StatusUnprocessableEntity, cur, "", msg)
 				return
 			}
