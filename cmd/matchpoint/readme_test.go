@@ -141,3 +141,36 @@ func checkWalkthroughRun(t *testing.T, path string) {
 			fmt.Sprint(unexpected), b)
 	}
 }
+
+// TestREADMENamesEverySetting: every MATCHPOINT_ variable a setting reads
+// (named in its flag's usage, which serve --help prints) appears in the
+// README, so a new setting cannot ship undocumented.
+func TestREADMENamesEverySetting(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob("../../internal/config/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no config sources: %v", err)
+	}
+	seen := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`\((MATCHPOINT_[A-Z0-9_]+)\)`).FindAllStringSubmatch(string(src), -1) {
+			seen++
+			if !strings.Contains(string(readme), "`"+m[1]+"`") {
+				t.Errorf("README.md does not name %s (%s)", m[1], filepath.Base(f))
+			}
+		}
+	}
+	if seen < 10 {
+		t.Fatalf("found only %d settings: has the usage format changed?", seen)
+	}
+}

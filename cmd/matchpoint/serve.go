@@ -11,25 +11,16 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/app"
 	"github.com/matchpoint-api/matchpoint/internal/config"
-	"github.com/matchpoint-api/matchpoint/internal/geo"
 )
 
 // shutdownGrace is how long in-flight requests get to finish on SIGTERM.
 const shutdownGrace = 30 * time.Second
-
-// janitorEvery is how often expired sessions, codes, tokens and idempotency
-// keys are deleted.
-const janitorEvery = 10 * time.Minute
 
 const serveUsage = `usage: matchpoint serve [flags]
 
 Run the HTTP service: the /v1 API, the OAuth endpoints, the sign-in pages and
 the documentation. The database schema is brought up to date first.
 `
-
-// matchExpiryEvery is how often pending match requests past their time
-// expire, unless configured.
-const matchExpiryEvery = time.Minute
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	start := time.Now()
@@ -70,30 +61,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	jctx, stopJanitor := context.WithCancel(context.Background())
-	defer stopJanitor()
-	go a.RunJanitor(jctx, janitorEvery, log)
-	wctx, stopWebhooks := context.WithCancel(context.Background())
-	webhooksDone := make(chan struct{})
-	go func() { a.RunWebhooks(wctx); close(webhooksDone) }()
-	defer func() { stopWebhooks(); <-webhooksDone }()
-	// Request analytics: the last counts are flushed after the last request.
-	actx, stopAnalytics := context.WithCancel(context.Background())
-	analyticsDone := make(chan struct{})
-	go func() { defer close(analyticsDone); a.RunAnalytics(actx, log) }()
-	defer func() { stopAnalytics(); <-analyticsDone }()
-	expiryEvery := cfg.MatchExpiryEvery
-	if expiryEvery <= 0 {
-		expiryEvery = matchExpiryEvery
-	}
-	go a.RunMatchExpiry(jctx, expiryEvery, log)
-	go geo.Default() // load the gazetteer now rather than on the first request that needs it
-	// Pushes and emails: stopped after the last request, leases handed back.
-	nctx, stopNotifications := context.WithCancel(context.Background())
-	notificationsDone := make(chan struct{})
-	go func() { defer close(notificationsDone); a.RunNotifications(nctx) }()
-	defer func() { stopNotifications(); <-notificationsDone }()
-	go a.RunEventReminders(jctx, cfg.EventReminderInterval, log)
+	// Background work (webhooks, notifications, expiries, the janitor)
+	// stops after the last request, its leases handed back.
+	wctx, stopWorkers := context.WithCancel(context.Background())
+	workersDone := make(chan struct{})
+	go func() { defer close(workersDone); a.Run(wctx) }()
+	defer func() { stopWorkers(); <-workersDone }()
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", a.DB.Dialect,
 		"startup_ms", time.Since(start).Milliseconds())
 
@@ -111,6 +84,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	stopWorkers()
+	<-workersDone
 	log.Info("stopped")
 	return nil
 }

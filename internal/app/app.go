@@ -27,6 +27,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/mail"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
+	"github.com/matchpoint-api/matchpoint/internal/messaging"
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
@@ -42,18 +43,19 @@ const Version = "1.0.0"
 
 // App is the assembled service.
 type App struct {
-	DB       *store.DB
-	Clock    clock.Clock
-	Users    *users.Service
-	OAuth    *oauth.Service
-	Keys     *apikeys.Service
-	Sessions *sessions.Service
-	Outbox   *store.Outbox
-	Limiter  ratelimit.Limiter // rate-limit counters: in process, or in Redis
-	Webhooks *webhooks.Service
-	Matching *matching.Service
-	Events   *events.Service
-	Handler  http.Handler
+	DB        *store.DB
+	Clock     clock.Clock
+	Users     *users.Service
+	OAuth     *oauth.Service
+	Keys      *apikeys.Service
+	Sessions  *sessions.Service
+	Outbox    *store.Outbox
+	Limiter   ratelimit.Limiter // rate-limit counters: in process, or in Redis
+	Webhooks  *webhooks.Service
+	Matching  *matching.Service
+	Events    *events.Service
+	Messaging *messaging.Service
+	Handler   http.Handler
 
 	// Notifications: the centre, and the worker that pushes and mails.
 	Notifications      *notifications.Service
@@ -62,6 +64,8 @@ type App struct {
 	Mail               *mail.Sender // nil without MATCHPOINT_SMTP_URL
 
 	retention store.Retention
+	cfg       config.Config // what the background workers are configured with
+	log       *slog.Logger
 
 	// Request analytics: counted in memory, flushed every AnalyticsFlush.
 	Requests          *analytics.Recorder
@@ -109,13 +113,14 @@ func Open(ctx context.Context, cfg config.Config, opts Options) (*App, error) {
 func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options) (*App, error) {
 	clk := opts.Clock
 	a := &App{
-		DB: db, Clock: clk,
-		Users:    users.NewService(store.NewUsers(db), clk),
-		OAuth:    oauth.NewService(store.NewOAuth(db), clk),
-		Keys:     apikeys.NewService(store.NewAPIKeys(db), clk, opts.Logger),
-		Sessions: sessions.NewService(store.NewSessions(db), clk),
-		Outbox:   store.NewOutbox(db),
-		Events:   events.NewService(store.NewEvents(db), clk, events.Options{}),
+		DB: db, Clock: clk, cfg: cfg, log: opts.Logger,
+		Users:     users.NewService(store.NewUsers(db), clk),
+		OAuth:     oauth.NewService(store.NewOAuth(db), clk),
+		Keys:      apikeys.NewService(store.NewAPIKeys(db), clk, opts.Logger),
+		Sessions:  sessions.NewService(store.NewSessions(db), clk),
+		Outbox:    store.NewOutbox(db),
+		Events:    events.NewService(store.NewEvents(db), clk, events.Options{}),
+		Messaging: messaging.NewService(store.NewMessaging(db), clk),
 	}
 	a.Matching = matching.NewService(store.NewMatching(db), clk, matching.Settings{RequestTTL: cfg.MatchRequestTTL,
 		SuppressAfter: cfg.MatchSuppressAfter, SuppressFor: cfg.MatchSuppressFor, PendingCap: cfg.MatchPendingCap})
@@ -169,9 +174,14 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Limiter: a.Limiter, AnonymousLimit: cfg.AnonymousLimit,
 		Webhooks: a.Webhooks, Matching: a.Matching, Places: geo.Default,
 		Notifications: a.Notifications, Events: a.Events,
-		Requests: a.Requests, Analytics: a.Analytics,
+		Messaging: a.Messaging,
+		Requests:  a.Requests, Analytics: a.Analytics,
 	}
 	a.Handler = httpapi.New(a.deps)
+	// Load the gazetteer now, beside everything else, rather than on the
+	// first request that resolves a place: that request would otherwise wait
+	// seconds for it. Loading happens once per process.
+	go geo.Default()
 	return a, nil
 }
 

@@ -21,6 +21,7 @@ import (
 //   - match requests: 4, from p1 to p2 (tennis, 2 km, accepted), to p3
 //     (tennis, 15 km, declined), to p4 (padel, 40 km, accepted), and from p2
 //     to p3 (pending);
+//   - messages: 3 (p1 sends 2 to p2 in a direct conversation, p2 answers 1);
 //   - events: 2 by p1; RSVPs: 4 (p2 and p3 going and p4 maybe to the first,
 //     which starts an hour later, p2 going to the second); check-ins: 1 (p2
 //     at the first, so its attendance rate is 1/2);
@@ -102,6 +103,13 @@ func (s *Server) SeedAnalytics(t testing.TB, rcv *Receiver) *AnalyticsSeed {
 	fail(err)
 	_, err = s.App.Matching.Create(ctx, seed.P2.ID, matching.Request{UserID: seed.P3.ID, Sport: "tennis"})
 	fail(err)
+
+	conv, _, err := s.App.Messaging.Create(ctx, seed.P1.ID, []string{seed.P2.ID}, nil)
+	fail(err)
+	for _, m := range []struct{ from, body string }{{seed.P1.ID, "Tennis on Saturday?"}, {seed.P1.ID, "At the park, 10am"}, {seed.P2.ID, "Deal!"}} {
+		_, err := s.App.Messaging.Send(ctx, conv.ID, m.from, m.body, "")
+		fail(err)
+	}
 
 	get := func(path, token string, want int) {
 		t.Helper()

@@ -141,6 +141,9 @@ func (n *Node) Stop(t testing.TB) {
 	}
 }
 
+// PID is the process id; webhook leases and attempts name their node by it.
+func (n *Node) PID() int { return n.cmd.Process.Pid }
+
 // Kill ends the process at once (SIGKILL), as a crash would.
 func (n *Node) Kill() {
 	if n.cmd.Process != nil && n.cmd.ProcessState == nil {

@@ -238,7 +238,7 @@ func medianRound(rounds []Stats) Stats {
 // benchPeople makes accounts directly in the store with one password hash
 // (hashing is not what is measured).
 func benchPeople(ctx context.Context, e *env, n int) ([]*users.User, error) {
-	hash := secrets.HashPassword("correct horse battery staple")
+	hash := secrets.HashPassword(benchPassword)
 	st := store.NewUsers(e.app.DB)
 	now := e.app.Clock.Now()
 	out := make([]*users.User, n)

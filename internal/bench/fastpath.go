@@ -97,7 +97,7 @@ func FastPath(ctx context.Context, o Options, out io.Writer) (*FastPathResult, e
 		u := e.user
 		if i > 0 {
 			if u, err = e.app.Users.Register(ctx, users.Registration{Email: fmt.Sprintf("bench%d@example.com", i),
-				Username: fmt.Sprintf("bench%d", i), Password: "correct horse battery staple"}); err != nil {
+				Username: fmt.Sprintf("bench%d", i), Password: benchPassword}); err != nil {
 				return nil, err
 			}
 		}
@@ -313,9 +313,10 @@ func (n *node) stop() {
 }
 
 // startServe runs this very binary as "matchpoint serve" on a free loopback
-// port over e's database, and waits until it is ready. Its log (one access
-// line per request, as in production) goes to a file beside the database.
-func startServe(ctx context.Context, e *env, o Options) (*node, error) {
+// port over e's database, with extra environment variables (KEY=value), and
+// waits until it is ready. Its log (one access line per request, as in
+// production) goes to a file beside the database.
+func startServe(ctx context.Context, e *env, o Options, extraEnv ...string) (*node, error) {
 	bin := o.Binary
 	if bin == "" {
 		var err error
@@ -339,7 +340,7 @@ func startServe(ctx context.Context, e *env, o Options) (*node, error) {
 		args = append(args, "--redis-url", o.RedisURL)
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "MATCHPOINT_REDIS_URL=") // only what the flags say
+	cmd.Env = append(append(os.Environ(), "MATCHPOINT_REDIS_URL="), extraEnv...) // Redis only as the flags say
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("bench: start %s serve: %w", filepath.Base(bin), err)

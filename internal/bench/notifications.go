@@ -158,7 +158,7 @@ func Notifications(ctx context.Context, o NotificationsOptions, progress io.Writ
 	targets := make([]push.Target, o.Members)
 	for i := range members {
 		u, err := a.Users.Register(ctx, users.Registration{Email: fmt.Sprintf("member%d@example.com", i), Username: fmt.Sprintf("member%d", i),
-			Password: "correct horse battery staple"})
+			Password: benchPassword})
 		if err != nil {
 			return nil, err
 		}

@@ -139,7 +139,7 @@ func Webhooks(ctx context.Context, o WebhookOptions, out io.Writer) error {
 	base := hookBaseline(rcv, 16, 3*time.Second)
 	fmt.Fprintf(out, "%-44s %8.0f /s\n", "baseline: plain HTTPS POSTs, 16 clients", base)
 
-	u, err := a.Users.Register(ctx, users.Registration{Email: "bench@example.com", Username: "bench", Password: "correct horse battery staple"})
+	u, err := a.Users.Register(ctx, users.Registration{Email: "bench@example.com", Username: "bench", Password: benchPassword})
 	if err != nil {
 		return err
 	}

@@ -109,7 +109,7 @@ func TestAnalyticsSeededScenario(t *testing.T) {
 				{"match_requests", float64(d.MatchRequests), 4},
 				{"matches_accepted", float64(d.MatchesAccepted), 2},
 				{"match_acceptance_rate", rate(d.MatchAcceptanceRate), 0.6667},
-				{"messages_sent", float64(d.MessagesSent), 0},
+				{"messages_sent", float64(d.MessagesSent), 3},
 				{"events_created", float64(d.EventsCreated), 2},
 				{"rsvps", float64(d.RSVPs), 4},
 				{"checkins", float64(d.CheckIns), 1},
@@ -152,11 +152,11 @@ func TestAnalyticsSeededScenario(t *testing.T) {
 
 		t.Run("activity", func(t *testing.T) {
 			got := decode[httpapi.Activity](t, api(t, s, "GET", "/v1/users/me/activity", seed.KeyP1, ""), 200)
-			if got.MatchRequestsSent != 3 || got.MatchRequestsReceived != 0 || got.Matches != 2 || got.EventsCreated != 2 || got.EventsAttended != 0 {
+			if got.MatchRequestsSent != 3 || got.MatchRequestsReceived != 0 || got.Matches != 2 || got.MessagesSent != 2 || got.EventsCreated != 2 || got.EventsAttended != 0 {
 				t.Errorf("p1's activity = %+v", got)
 			}
 			got = decode[httpapi.Activity](t, api(t, s, "GET", "/v1/users/me/activity", s.Key(t, seed.P2, "read"), ""), 200)
-			if got.MatchRequestsSent != 1 || got.MatchRequestsReceived != 1 || got.Matches != 1 || got.EventsAttended != 1 {
+			if got.MatchRequestsSent != 1 || got.MatchRequestsReceived != 1 || got.Matches != 1 || got.MessagesSent != 1 || got.EventsAttended != 1 {
 				t.Errorf("p2's activity = %+v", got)
 			}
 		})

@@ -102,3 +102,63 @@ func TestMatchEventsReachSubscribers(t *testing.T) {
 		})
 	}
 }
+
+// TestEventEventsReachSubscribers: the four event.* kinds reach a webhook
+// subscriber end to end with data.event in the document's shape (and
+// data.rsvp for event.rsvp), for the organiser and the people who answered;
+// a bystander's subscription receives none of them.
+func TestEventEventsReachSubscribers(t *testing.T) {
+	for _, d := range testdb.Engines() {
+		t.Run(string(d), func(t *testing.T) {
+			ca := apptest.NewCA(t)
+			s := apptest.StartWith(t, d, apptest.WebhookConfig(ca, "1s"))
+			s.RunWebhooks(t)
+			org, player, bystander := s.User(t, "organiser"), s.User(t, "player"), s.User(t, "bystander")
+			rcv := map[string]*apptest.Receiver{}
+			for _, u := range []*users.User{org, player, bystander} {
+				rcv[u.ID] = apptest.NewReceiver(t, ca)
+				subscribe(t, s, s.Key(t, u, "read", "write", "events"), `{"url":"`+rcv[u.ID].URL+`","events":["event.*"]}`)
+			}
+			ko, kp := eventsKey(t, s, org), eventsKey(t, s, player)
+			e := newEvent(t, s, ko, map[string]any{"title": "Friday five-a-side", "sport": "football", "max_participants": 10})
+			waitKinds(t, rcv[org.ID], "event.created")
+			rsvp(t, s, kp, e.ID, "going")
+			if r := api(t, s, "PATCH", "/v1/events/"+e.ID, ko, `{"title":"Friday five-a-side, pitch 2"}`); r.Status != 200 {
+				t.Fatalf("update: %d %s", r.Status, r.Body)
+			}
+			if r := api(t, s, "POST", "/v1/events/"+e.ID+"/cancel", ko, `{}`); r.Status != 200 {
+				t.Fatalf("cancel: %d %s", r.Status, r.Body)
+			}
+			waitKinds(t, rcv[org.ID], "event.created", "event.rsvp", "event.updated", "event.cancelled")
+			waitKinds(t, rcv[player.ID], "event.rsvp", "event.updated", "event.cancelled")
+
+			var created struct {
+				ID              string `json:"id"`
+				Title           string `json:"title"`
+				Description     string `json:"description"`
+				Sport           string `json:"sport"`
+				Location        string `json:"location"`
+				Date            string `json:"date"`
+				MaxParticipants int    `json:"max_participants"`
+				CreatorID       string `json:"creator_id"`
+				CreatedAt       string `json:"created_at"`
+			}
+			env := parseEnvelope(t, rcv[org.ID].Deliveries()[0].Body)
+			if err := json.Unmarshal(env.Data["event"], &created); err != nil {
+				t.Fatal(err)
+			}
+			if created.ID != e.ID || created.Title != "Friday five-a-side" || created.Sport != "football" || created.MaxParticipants != 10 ||
+				created.CreatorID != org.ID || created.Date == "" || created.CreatedAt == "" || created.Location == "" {
+				t.Fatalf("data.event = %s", env.Data["event"])
+			}
+			for _, dl := range rcv[player.ID].Deliveries() {
+				if env := parseEnvelope(t, dl.Body); env.Type == "event.rsvp" && (env.Data["rsvp"] == nil || env.Data["event"] == nil) {
+					t.Fatalf("event.rsvp without data.rsvp and data.event: %s", dl.Body)
+				}
+			}
+			if got := kindsFor(t, rcv[bystander.ID]); len(got) != 0 {
+				t.Fatalf("a bystander received %v", got)
+			}
+		})
+	}
+}

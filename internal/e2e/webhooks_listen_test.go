@@ -36,6 +36,10 @@ func TestListen(t *testing.T) {
 		defer local.Close()
 		ann := s.User(t, "ann")
 		key := keyOf(t, s.App, ann.ID, "read", "write")
+		// The test clock stands still: without this step ann's user.created
+		// and the subscription would share one instant, and the subscription
+		// receives what happens after it is made.
+		s.Clock.Advance(time.Millisecond)
 
 		cmd := exec.Command(bin, "listen", "--api-key", key, "--forward-to", local.URL+"/hook", "--events", "user.*", "--base-url", s.URL)
 		out, _ := cmd.StdoutPipe()

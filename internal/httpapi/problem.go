@@ -62,8 +62,10 @@ func (pb *problems) fromError(ctx context.Context, err error) *Problem {
 	if e, ok := apperr.As(err); ok && e.Kind != apperr.Internal {
 		return pb.new(ctx, e.Kind.HTTPStatus(), e.Code, e.Param, e.Message)
 	}
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		// The client went away; nobody will read this, but don't call it a bug.
+		// A cancellation while the request's own context is live came from
+		// inside the service and is logged as the bug it is.
 		return pb.new(ctx, 499, "request_cancelled", "", "The request was cancelled.")
 	}
 	Logger(ctx).ErrorContext(ctx, "internal error", slog.String("error", err.Error()))

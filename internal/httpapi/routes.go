@@ -27,6 +27,8 @@ func (s *server) routes() http.Handler {
 	s.registerNotifications()
 	s.registerEvents()
 	s.registerAnalytics()
+	s.registerConversations()
+	s.registerMessages()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
 	api := noStore(cors(limitBody(s.authenticate(s.rateLimit(s.validStrings(s.idempotent(apiMux)))))))

@@ -24,6 +24,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/geo"
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
+	"github.com/matchpoint-api/matchpoint/internal/messaging"
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
@@ -61,6 +62,7 @@ type Deps struct {
 	// credential (nil: nothing is counted); Analytics reads the reports.
 	Requests  *analytics.Recorder
 	Analytics *analytics.Service
+	Messaging *messaging.Service
 }
 
 type server struct {
@@ -90,6 +92,7 @@ type server struct {
 	notifications  *notifications.Service
 	requests       *analytics.Recorder
 	analytics      *analytics.Service
+	messaging      *messaging.Service
 }
 
 var installErrors sync.Once
@@ -112,6 +115,7 @@ func New(d Deps) http.Handler {
 		matching: d.Matching, places: d.Places,
 		notifications: d.Notifications, events: d.Events,
 		requests: d.Requests, analytics: d.Analytics,
+		messaging: d.Messaging,
 	}
 	if s.clientIP == nil {
 		s.clientIP = clientip.New(nil)

@@ -32,6 +32,9 @@ var platformQueries = []struct {
 	{"matches closed", `SELECT ` + day("closed_at") + `, SUM(CASE WHEN status = 'accepted' THEN 1 ELSE 0 END), COUNT(*)
 		FROM matches WHERE closed_at >= $1 AND closed_at < $2 AND status <> 'pending' GROUP BY 1`,
 		func(d *analytics.PlatformDay, n []int64) { d.MatchesAccepted, d.MatchesClosed = n[0], n[1] }},
+	{"messages", `SELECT ` + day("created_at") + `, COUNT(*) FROM messages
+		WHERE created_at >= $1 AND created_at < $2 GROUP BY 1`,
+		func(d *analytics.PlatformDay, n []int64) { d.MessagesSent = n[0] }},
 	{"events created", `SELECT ` + day("created_at") + `, COUNT(*) FROM events
 		WHERE created_at >= $1 AND created_at < $2 GROUP BY 1`,
 		func(d *analytics.PlatformDay, n []int64) { d.EventsCreated = n[0] }},
@@ -64,7 +67,7 @@ func (a *Analytics) Platform(ctx context.Context, from, to time.Time) ([]analyti
 		index[micros(t)] = len(days)
 		days = append(days, analytics.PlatformDay{Start: t})
 	}
-	for _, q := range append(platformQueries, extraPlatformQueries...) {
+	for _, q := range platformQueries {
 		rows, err := a.db.QueryContext(ctx, q.query, micros(from), micros(to))
 		if err != nil {
 			return nil, fmt.Errorf("store: platform %s: %w", q.name, err)
@@ -118,13 +121,6 @@ func cols(rows *sql.Rows) int {
 	return len(c)
 }
 
-// extraPlatformQueries are the counts of domains that register their own
-// (messages, once messaging is in).
-var extraPlatformQueries []struct {
-	name, query string
-	fill        func(d *analytics.PlatformDay, n []int64)
-}
-
 // MatchOutcomes lists the match requests closed in [from, to), with the
 // distance between the two people's profile locations.
 func (a *Analytics) MatchOutcomes(ctx context.Context, from, to time.Time) ([]analytics.MatchOutcome, error) {
@@ -160,9 +156,10 @@ func (a *Analytics) Activity(ctx context.Context, userID string, _ time.Time) (*
 		(SELECT COUNT(*) FROM matches WHERE user1_id = $1),
 		(SELECT COUNT(*) FROM matches WHERE user2_id = $1),
 		(SELECT COUNT(*) FROM matches WHERE (user1_id = $1 OR user2_id = $1) AND status = 'accepted'),
+		(SELECT COUNT(*) FROM messages WHERE sender_id = $1),
 		(SELECT COUNT(*) FROM events WHERE creator_id = $1),
 		(SELECT COUNT(*) FROM event_checkins WHERE user_id = $1)`, userID).
-		Scan(&act.MatchRequestsSent, &act.MatchRequestsReceived, &act.Matches, &act.EventsCreated, &act.EventsAttended)
+		Scan(&act.MatchRequestsSent, &act.MatchRequestsReceived, &act.Matches, &act.MessagesSent, &act.EventsCreated, &act.EventsAttended)
 	if err != nil {
 		return nil, fmt.Errorf("store: activity: %w", err)
 	}

@@ -253,7 +253,7 @@ func (l *lockedEvent) SaveEvent(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("store: save event: %w", err)
 	}
-	return nil
+	return followEvent(ctx, l.tx, e.ID, e.CreatorID, e.UpdatedAt) // the event's conversation follows who is going
 }
 
 func (l *lockedEvent) RSVP(ctx context.Context, userID string) (*events.RSVP, error) {
