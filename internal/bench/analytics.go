@@ -141,7 +141,7 @@ func Analytics(ctx context.Context, o AnalyticsOptions, stdout, stderr io.Writer
 	// The same comparison without the network or the load generator: the
 	// service's own time per request, one request at a time, in
 	// alternating blocks.
-	res.InProcessNs, res.InProcessOverheadPct = inProcess(e.app.Handler, e.app.HandlerWithoutCounting(), key, 100)
+	res.InProcessNs, res.InProcessOverheadPct = inProcess(e.app.Handler, e.app.HandlerWithoutCounting(), key, 40)
 	fmt.Fprintf(stderr, "  in process, CPU per request: %.0f ns counted, %.0f ns not counted: counting adds %.2f %%\n",
 		res.InProcessNs[0], res.InProcessNs[1], res.InProcessOverheadPct)
 
@@ -158,7 +158,7 @@ func Analytics(ctx context.Context, o AnalyticsOptions, stdout, stderr io.Writer
 }
 
 // inProcess serves GET /v1/users/me straight to the two handlers, one
-// request at a time, in pairs of blocks of 100 (which goes first
+// request at a time, in pairs of blocks of 500 (which goes first
 // alternates), and returns the median CPU time of the process per request
 // of each and the median of the pairs' ratios, as what counting adds in per
 // cent. Pairs run back to back, so each ratio compares like with like while
@@ -185,11 +185,11 @@ func inProcess(with, without http.Handler, key string, pairs int) ([2]float64, f
 	for i := range pairs {
 		var a, b float64
 		if i%2 == 0 {
-			a = serve(with, 100)
-			b = serve(without, 100)
+			a = serve(with, 500)
+			b = serve(without, 500)
 		} else {
-			b = serve(without, 100)
-			a = serve(with, 100)
+			b = serve(without, 500)
+			a = serve(with, 500)
 		}
 		w, wo = append(w, a), append(wo, b)
 		if b > 0 {

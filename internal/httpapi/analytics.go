@@ -120,7 +120,7 @@ func platformOf(d analytics.PlatformDay) PlatformBucket {
 }
 
 func (s *server) registerAnalytics() {
-	tags := []string{"Analytics (beta)"}
+	tags := []string{"Analytics"}
 	huma.Register(s.api, huma.Operation{
 		OperationID: "get-usage", Method: http.MethodGet, Path: "/v1/analytics/usage", Tags: tags,
 		Summary: "Your account's API usage",

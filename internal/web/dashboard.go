@@ -87,7 +87,7 @@ func (p *Pages) signedIn(w http.ResponseWriter, r *http.Request) (*viewer, bool)
 		AccountID: u.ID, Tier: u.Tier, HourlyLimit: u.HourlyLimit()}}, true
 }
 
-// operatorView reports whether the person may see the operators' page.
+// operator reports whether the person may see the operators' page.
 func (v *viewer) operator() bool {
 	return v.User.Role == auth.RoleOperator || v.User.Role == auth.RoleSystem
 }
