@@ -141,7 +141,7 @@ func Analytics(ctx context.Context, o AnalyticsOptions, stdout, stderr io.Writer
 	// The same comparison without the network or the load generator: the
 	// service's own time per request, one request at a time, in
 	// alternating blocks.
-	res.InProcessNs, res.InProcessOverheadPct = inProcess(e.app.Handler, e.app.HandlerWithoutCounting(), key, 40)
+	res.InProcessNs, res.InProcessOverheadPct = inProcess(e.app.Handler, e.app.HandlerWithoutCounting(), key, 60)
 	fmt.Fprintf(stderr, "  in process, CPU per request: %.0f ns counted, %.0f ns not counted: counting adds %.2f %%\n",
 		res.InProcessNs[0], res.InProcessNs[1], res.InProcessOverheadPct)
 
@@ -171,6 +171,8 @@ func inProcess(with, without http.Handler, key string, pairs int) ([2]float64, f
 		clock = func() time.Duration { return time.Since(start) }
 	}
 	serve := func(h http.Handler, n int) float64 {
+		// Each block starts with no garbage left by the one before.
+		runtime.GC()
 		c0 := clock()
 		for range n {
 			req := httptest.NewRequest(http.MethodGet, "/v1/users/me", nil)
