@@ -59,6 +59,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
+	srv.RegisterOnShutdown(a.StopStream) // open streams end, their clients reconnect elsewhere
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	// Background work (webhooks, notifications, expiries, the janitor)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -33,6 +34,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
 	"github.com/matchpoint-api/matchpoint/internal/sessions"
 	"github.com/matchpoint-api/matchpoint/internal/store"
+	"github.com/matchpoint-api/matchpoint/internal/stream"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 	"github.com/matchpoint-api/matchpoint/internal/web"
 	"github.com/matchpoint-api/matchpoint/internal/webhooks"
@@ -62,6 +64,10 @@ type App struct {
 	NotificationWorker *notifications.Worker
 	NotificationStore  *store.Notifications
 	Mail               *mail.Sender // nil without MATCHPOINT_SMTP_URL
+
+	// Stream is this node's real-time stream hub; it runs from Open to Close.
+	Stream     *stream.Hub
+	stopStream func()
 
 	retention store.Retention
 	cfg       config.Config // what the background workers are configured with
@@ -167,6 +173,18 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// The real-time stream: one reader per node, woken by commits (LISTEN/
+	// NOTIFY on PostgreSQL), fanning out to this node's connections.
+	if cfg.Stream.Retention > 0 {
+		a.retention.Stream = cfg.Stream.Retention
+	}
+	a.Stream = stream.NewHub(store.NewStream(db), stream.Options{Buffer: cfg.Stream.Buffer, Clock: clk, Logger: opts.Logger})
+	a.Stream.Register(reg)
+	sctx, stopStream := context.WithCancel(context.Background())
+	streamDone := make(chan struct{})
+	go func() { defer close(streamDone); a.Stream.Run(sctx) }()
+	var once sync.Once
+	a.stopStream = func() { once.Do(func() { stopStream(); <-streamDone }) }
 	a.deps = httpapi.Deps{
 		BaseURL: cfg.BaseURL, DocsURL: cfg.DocsURL, Version: Version,
 		Users: a.Users, OAuth: a.OAuth, Keys: a.Keys, Idem: idempotency.NewService(store.NewIdempotency(db), clk),
@@ -176,6 +194,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Notifications: a.Notifications, Events: a.Events,
 		Messaging: a.Messaging,
 		Requests:  a.Requests, Analytics: a.Analytics,
+		Stream: a.Stream, StreamHeartbeat: cfg.Stream.Heartbeat,
 	}
 	a.Handler = httpapi.New(a.deps)
 	// Load the gazetteer now, beside everything else, rather than on the
@@ -193,8 +212,18 @@ func randomKey() string {
 	return base64.StdEncoding.EncodeToString(b[:])
 }
 
+// StopStream ends every real-time stream connection of this node (their
+// clients reconnect elsewhere with Last-Event-ID) and stops its hub; a
+// shutting-down server calls it so that open streams do not hold it up.
+func (a *App) StopStream() {
+	if a.stopStream != nil {
+		a.stopStream()
+	}
+}
+
 // Close releases the database and the rate limiter's Redis connections.
 func (a *App) Close() error {
+	a.StopStream()
 	if c, ok := a.Limiter.(interface{ Close() error }); ok {
 		c.Close()
 	}

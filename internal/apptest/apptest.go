@@ -79,6 +79,7 @@ func StartWith(t testing.TB, d store.Dialect, o Options) *Server {
 	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: a.Handler}}
 	hs.Start()
 	t.Cleanup(func() {
+		a.StopStream() // open streams would hold up Close
 		hs.Close()
 		a.Close()
 	})

@@ -25,10 +25,34 @@ type MessagingFigures struct {
 	P99MS     float64 `json:"p99_ms"`
 	Requests  int     `json:"requests"`
 	Errors    int     `json:"errors"`
+	// CPUMS is the bench process's CPU time per request (service, SQLite,
+	// load generator; not a PostgreSQL server's), which a loaded machine
+	// inflates less than latency.
+	CPUMS float64 `json:"cpu_ms_per_request"`
 }
 
-func figuresOf(s Stats) MessagingFigures {
-	return MessagingFigures{PerSecond: s.Rate(), P50MS: ms(s.P50), P99MS: ms(s.P99), Requests: s.Requests, Errors: s.Errors}
+// measured is a round's figures with its CPU per request.
+type measured struct {
+	Stats
+	cpu time.Duration
+}
+
+func cpuMeasure(name string, conc int, d time.Duration, work func(int) (bool, bool)) measured {
+	st, cpu := cpuRun(name, conc, d, work)
+	return measured{st, cpu}
+}
+
+func (m measured) String() string { return line(m.Stats, m.cpu) }
+
+// medianMeasured is the round with the median p99.
+func medianMeasured(rounds []measured) measured {
+	s := slices.Clone(rounds)
+	slices.SortFunc(s, func(a, b measured) int { return int(a.P99 - b.P99) })
+	return s[len(s)/2]
+}
+
+func figuresOf(m measured) MessagingFigures {
+	return MessagingFigures{PerSecond: m.Rate(), P50MS: ms(m.P50), P99MS: ms(m.P99), Requests: m.Requests, Errors: m.Errors, CPUMS: ms(m.cpu)}
 }
 
 // MessagingResult is what `bench messaging` prints (median rounds).
@@ -49,17 +73,34 @@ type MessagingResult struct {
 	// Ratios against reading one message, p99 over p99.
 	SearchVsRead float64 `json:"search_p99_vs_read_p99"`
 	SendVsRead   float64 `json:"send_p99_vs_read_p99"`
+	// Stream is the send-to-receive latency over GET /v1/stream (nil with
+	// --stream-clients 0).
+	Stream *MessagingStream `json:"stream,omitempty"`
+}
+
+// MessagingOptions are what `bench messaging` measures beyond Options.
+type MessagingOptions struct {
+	Messages       int // seeded
+	StreamClients  int // connected streams for the latency; 0: not measured
+	StreamMessages int // messages sent while they are connected
 }
 
 // Messaging seeds n messages over conversations of five people, one in
 // twenty of them with the searching account, then measures search and
 // sending over HTTP against reading one message.
-func Messaging(ctx context.Context, o Options, n int, progress io.Writer) (*MessagingResult, error) {
+func Messaging(ctx context.Context, o Options, mo MessagingOptions, progress io.Writer) (*MessagingResult, error) {
 	e, err := start(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	defer e.close()
+	n := mo.Messages
+	var streamed *MessagingStream
+	if mo.StreamClients > 0 {
+		if streamed, err = messagingStream(ctx, e, max(mo.StreamClients, 2), mo.StreamMessages, progress); err != nil {
+			return nil, err
+		}
+	}
 	now := e.app.Clock.Now()
 	people, err := benchPeople(ctx, e, 200+o.Concurrency)
 	if err != nil {
@@ -88,7 +129,8 @@ func Messaging(ctx context.Context, o Options, n int, progress io.Writer) (*Mess
 	if err := store.SeedMessaging(ctx, e.app.DB, convs, n, rng, now); err != nil {
 		return nil, err
 	}
-	res := &MessagingResult{Engine: e.Engine, Messages: n, Conversations: nConv, Concurrency: o.Concurrency, SeedSeconds: time.Since(t0).Seconds()}
+	res := &MessagingResult{Engine: e.Engine, Messages: n, Conversations: nConv, Concurrency: o.Concurrency, SeedSeconds: time.Since(t0).Seconds(),
+		Stream: streamed}
 	fmt.Fprintf(progress, "bench messaging: seeded in %s; analysing\n", time.Since(t0).Round(time.Millisecond))
 	if _, err := e.app.DB.ExecContext(ctx, "ANALYZE"); err != nil {
 		return nil, err
@@ -152,15 +194,15 @@ func Messaging(ctx context.Context, o Options, n int, progress io.Writer) (*Mess
 	fmt.Fprintf(progress, "bench messaging: %s, %d messages (%d in the searcher's conversations), concurrency %d, %d rounds of %s\n",
 		e.Engine, n, res.SearcherMessages, o.Concurrency, o.Rounds, o.Duration)
 	run("warm-up", o.Concurrency, time.Second, search(1))
-	var reads, ones, twos []Stats
+	var reads, ones, twos []measured
 	for i := range o.Rounds {
-		r, rc := cpuRun("GET /v1/messages/{id}", o.Concurrency, o.Duration, readOne)
-		s1, c1 := cpuRun("search, one word", o.Concurrency, o.Duration, search(1))
-		s2, c2 := cpuRun("search, two words", o.Concurrency, o.Duration, search(2))
-		fmt.Fprintf(progress, "  round %d\n    %s\n    %s\n    %s\n", i+1, line(r, rc), line(s1, c1), line(s2, c2))
+		r := cpuMeasure("GET /v1/messages/{id}", o.Concurrency, o.Duration, readOne)
+		s1 := cpuMeasure("search, one word", o.Concurrency, o.Duration, search(1))
+		s2 := cpuMeasure("search, two words", o.Concurrency, o.Duration, search(2))
+		fmt.Fprintf(progress, "  round %d\n    %s\n    %s\n    %s\n", i+1, r, s1, s2)
 		reads, ones, twos = append(reads, r), append(ones, s1), append(twos, s2)
 	}
-	read, one, two := medianRound(reads), medianRound(ones), medianRound(twos)
+	read, one, two := medianMeasured(reads), medianMeasured(ones), medianMeasured(twos)
 	res.Read, res.Search, res.Search2 = figuresOf(read), figuresOf(one), figuresOf(two)
 
 	// Sending: each client is a member of a conversation of its own, and
@@ -189,16 +231,16 @@ func Messaging(ctx context.Context, o Options, n int, progress io.Writer) (*Mess
 	spread := sendTo(func(w int) string { return ownConvs[w].ID })
 	all := sendTo(func(int) string { return shared.ID })
 	run("warm-up", o.Concurrency, time.Second, spread)
-	var spreads, alls []Stats
+	var spreads, alls []measured
 	for i := range o.Rounds {
-		sp, spc := cpuRun("send, a conversation per client", o.Concurrency, o.Duration, spread)
-		a, ac := cpuRun("send, all in one conversation", o.Concurrency, o.Duration, all)
-		fmt.Fprintf(progress, "  round %d\n    %s\n    %s\n", i+1, line(sp, spc), line(a, ac))
+		sp := cpuMeasure("send, a conversation per client", o.Concurrency, o.Duration, spread)
+		a := cpuMeasure("send, all in one conversation", o.Concurrency, o.Duration, all)
+		fmt.Fprintf(progress, "  round %d\n    %s\n    %s\n", i+1, sp, a)
 		spreads, alls = append(spreads, sp), append(alls, a)
 	}
-	res.SendSpread, res.SendOne = figuresOf(medianRound(spreads)), figuresOf(medianRound(alls))
+	res.SendSpread, res.SendOne = figuresOf(medianMeasured(spreads)), figuresOf(medianMeasured(alls))
 	res.SearchVsRead = ratio(one.P99, read.P99)
-	res.SendVsRead = ratio(medianRound(spreads).P99, read.P99)
+	res.SendVsRead = ratio(medianMeasured(spreads).P99, read.P99)
 	return res, nil
 }
 

@@ -9,18 +9,24 @@ import (
 )
 
 func init() {
-	register(Command{Name: "messaging", Summary: "messages/second sent over HTTP (each client in its own conversation, and all in one), and search p50/p99 over --messages seeded messages, against reading one message",
+	register(Command{Name: "messaging", Summary: "messages/second sent over HTTP (each client in its own conversation, and all in one), search p50/p99 over --messages seeded messages against reading one message, and send-to-receive latency over GET /v1/stream with --stream-clients connected",
 		Flags: func(fs *flag.FlagSet) Run {
 			o := Options{Duration: 3 * time.Second, Rounds: 3}
 			commonFlags(fs, &o)
 			fs.DurationVar(&o.Duration, "duration", o.Duration, "length of each measured round")
 			fs.IntVar(&o.Rounds, "rounds", o.Rounds, "rounds of each configuration")
-			n := fs.Int("messages", 1000000, "messages to seed")
+			mo := MessagingOptions{}
+			fs.IntVar(&mo.Messages, "messages", 1000000, "messages to seed")
+			fs.IntVar(&mo.StreamClients, "stream-clients", 1000, "accounts connected to GET /v1/stream, in groups of 100 (0: no stream latency)")
+			fs.IntVar(&mo.StreamMessages, "stream-messages", 200, "messages sent to them")
 			return func(ctx context.Context, stdout, stderr io.Writer) error {
-				if err := positive(o.Concurrency, o.Rounds, int(o.Duration), *n); err != nil {
+				if err := positive(o.Concurrency, o.Rounds, int(o.Duration), mo.Messages, mo.StreamMessages); err != nil {
 					return err
 				}
-				r, err := Messaging(ctx, o, *n, stderr)
+				if mo.StreamClients < 0 {
+					return positive(mo.StreamClients)
+				}
+				r, err := Messaging(ctx, o, mo, stderr)
 				if err != nil {
 					return err
 				}

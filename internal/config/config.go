@@ -72,6 +72,8 @@ type Config struct {
 	WebhookRetention     time.Duration // how long deliveries are kept
 	WebhookEgressIPs     string        // comma-separated addresses or CIDR ranges, published at ip-ranges
 
+	Stream Stream // the real-time stream (stream.go)
+
 	// Set by Validate when BaseURL or DocsURL were not given, so that
 	// Listening can fill in the port a listener on port 0 got.
 	derivedBase, derivedDocs bool
@@ -121,6 +123,7 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
 	registerEvents(fs, getenv, c)
 	registerAnalytics(fs, getenv, c)
 	registerNotifications(fs, env, c)
+	registerStream(fs, getenv, c)
 	return c
 }
 
@@ -204,6 +207,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.validateAnalytics(); err != nil {
+		return err
+	}
+	if err := c.validateStream(); err != nil {
 		return err
 	}
 	if c.EventReminderInterval < 0 {

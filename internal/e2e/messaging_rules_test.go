@@ -176,6 +176,13 @@ func TestMessagingSearch(t *testing.T) {
 		wantProblem(t, s, api(t, s, "GET", "/v1/messages/search?q=a+b+c+d+e+f+g+h+i+j+k", ann.key, ""), 422, "invalid_query", "q")
 		wantProblem(t, s, api(t, s, "GET", "/v1/messages/search?q=x&cursor=zz", ann.key, ""), 422, "invalid_cursor", "cursor")
 		wantProblem(t, s, api(t, s, "GET", "/v1/messages/search?q=x&from="+at(mid)+"&to="+at(mid), ann.key, ""), 422, "invalid_date_range", "to")
+		// A word the engine ignores (PostgreSQL's stop words) finds no
+		// message that lacks it: never the whole conversation.
+		for _, f := range searchMessages(t, s, ann, url.Values{"q": {"the"}}).Data {
+			if !strings.Contains(strings.ToLower(*f.Message.Body), "the") {
+				t.Fatalf("q=the found %q", *f.Message.Body)
+			}
+		}
 		// FTS syntax in the words is only words.
 		if r := searchMessages(t, s, ann, url.Values{"q": {`"tennis" OR conversation_id:*`}}); len(r.Data) != 0 {
 			t.Fatalf("syntax: %+v", r.Data)

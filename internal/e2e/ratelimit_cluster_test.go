@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,9 +102,9 @@ func TestRateLimitThreeNodes(t *testing.T) {
 	if a := call(urls[1], "GET", "/v1/users/me", key, ""); a.status != 429 {
 		t.Fatalf("right after a refilled request: %d, want 429", a.status)
 	}
-	time.Sleep(time.Until(at.Add(freeInterval - 300*time.Millisecond)))
+	time.Sleep(time.Until(at.Add(freeInterval - 800*time.Millisecond)))
 	if a := call(urls[2], "GET", "/v1/users/me", key, ""); a.status != 429 || a.header.Get("Retry-After") != "1" {
-		t.Fatalf("0.3 s before the next refill: %d, Retry-After %q, want 429 and 1", a.status, a.header.Get("Retry-After"))
+		t.Fatalf("0.8 s before the next refill: %d, Retry-After %q, want 429 and 1", a.status, a.header.Get("Retry-After"))
 	}
 	time.Sleep(time.Until(at.Add(freeInterval + 100*time.Millisecond)))
 	if a := call(urls[0], "GET", "/v1/users/me", key, ""); a.status != 200 || a.header.Get("X-RateLimit-Remaining") != "0" {
@@ -197,22 +198,30 @@ func TestRateLimitClusterRedisOutage(t *testing.T) {
 	opt, _ := redis.ParseURL(rds.URL)
 	rc := redis.NewClient(opt)
 	defer rc.Close()
-	keys, err := rc.Keys(context.Background(), "*").Result()
-	if err != nil || len(keys) == 0 {
-		t.Fatalf("no counters in Redis after it came back: %v %v", keys, err)
+	// Each node counts in Redis again: its requests run the limiter's script
+	// there. (A bucket's key expires as soon as the bucket is full again, a
+	// few milliseconds at this tier, so the calls are counted, not the keys.)
+	scripts := func() int {
+		info, err := rc.Info(context.Background(), "commandstats").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, line := range strings.Split(info, "\n") {
+			if strings.HasPrefix(line, "cmdstat_eval") {
+				var calls int
+				if _, err := fmt.Sscanf(line[strings.Index(line, "calls="):], "calls=%d", &calls); err == nil {
+					n += calls
+				}
+			}
+		}
+		return n
 	}
-	before := remainingOf(t, call(urls[0], "GET", "/v1/users/me", key, ""))
-	after := remainingOf(t, call(urls[1], "GET", "/v1/users/me", key, ""))
-	if after != before-1 {
-		t.Errorf("remaining %d on node 0 then %d on node 1: the nodes do not count together again", before, after)
+	for i, u := range urls {
+		before := scripts()
+		call(u, "GET", "/v1/users/me", key, "")
+		if after := scripts(); after <= before {
+			t.Errorf("node %d did not count in Redis after it came back (%d script calls, then %d)", i, before, after)
+		}
 	}
-}
-
-func remainingOf(t *testing.T, a loadReply) int {
-	t.Helper()
-	n, err := strconv.Atoi(a.header.Get("X-RateLimit-Remaining"))
-	if err != nil {
-		t.Fatalf("%v %d: X-RateLimit-Remaining %q", a.err, a.status, a.header.Get("X-RateLimit-Remaining"))
-	}
-	return n
 }

@@ -11,7 +11,7 @@ import (
 // could not do with the token it already holds. The cookie-based pages (sign-in,
 // consent) send no CORS headers at all.
 var (
-	corsAllowHeaders  = strings.Join([]string{"Authorization", "Content-Type", "Idempotency-Key"}, ", ")
+	corsAllowHeaders  = strings.Join([]string{"Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID"}, ", ")
 	corsExposeHeaders = strings.Join([]string{"Request-Id", "Idempotent-Replayed", "Location", "WWW-Authenticate",
 		"RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"}, ", ")
 	corsMethods = "GET, POST, PATCH, DELETE"

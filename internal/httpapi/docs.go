@@ -66,6 +66,7 @@ var problemCodes = []web.ErrorCode{
 	{Code: "range_too_long", Status: 422, Meaning: "A report covers at most 744 hours or 366 days."},
 	{Code: "invalid_api_key", Status: 422, Meaning: "The dashboard's webhook form names one of your live API keys."},
 	{Code: "public_client", Status: 422, Meaning: "A public client has no secret to rotate."},
+	{Code: "invalid_last_event_id", Status: 400, Meaning: "Last-Event-ID (or last_event_id) of GET /v1/stream is not the id of a stream event: send the id of the last event received, or nothing."},
 	{Code: "location_required", Status: 422, Meaning: "Matching needs your position: set location (a place name) or latitude and longitude on your profile."},
 	{Code: "sports_required", Status: 422, Meaning: "A match search needs sports: send them, or add sports to your profile."},
 	{Code: "cannot_match_self", Status: 422, Meaning: "A match request names yourself."},

@@ -29,10 +29,14 @@ func (s *server) routes() http.Handler {
 	s.registerAnalytics()
 	s.registerConversations()
 	s.registerMessages()
+	s.registerStream()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
-	api := noStore(cors(limitBody(s.authenticate(s.rateLimit(s.validStrings(s.idempotent(apiMux)))))))
+	api := noStore(cors(limitBody(bodyReadDeadline(s.authenticate(s.rateLimit(s.validStrings(s.idempotent(apiMux))))))))
 	mux.Handle("/v1/", api)
+	// The stream stays open for hours: authenticated and rate limited like
+	// the API, without the body and idempotency layers meant for requests.
+	mux.Handle("GET /v1/stream", noStore(cors(s.authenticate(s.rateLimit(apiMux)))))
 	mux.Handle("/api/v1/", api)
 	mux.Handle("/api/v1/webhooks", maturityHeader("beta", api))
 	mux.Handle("/api/v1/webhooks/", maturityHeader("beta", api))

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
@@ -28,6 +29,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
+	"github.com/matchpoint-api/matchpoint/internal/stream"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 	"github.com/matchpoint-api/matchpoint/internal/web"
 	"github.com/matchpoint-api/matchpoint/internal/webhooks"
@@ -63,6 +65,10 @@ type Deps struct {
 	Requests  *analytics.Recorder
 	Analytics *analytics.Service
 	Messaging *messaging.Service
+	// The real-time stream: this node's hub, and how often an idle stream
+	// gets a heartbeat (default 15 s).
+	Stream          *stream.Hub
+	StreamHeartbeat time.Duration
 }
 
 type server struct {
@@ -93,6 +99,9 @@ type server struct {
 	requests       *analytics.Recorder
 	analytics      *analytics.Service
 	messaging      *messaging.Service
+
+	stream          *stream.Hub
+	streamHeartbeat time.Duration
 }
 
 var installErrors sync.Once
@@ -116,6 +125,10 @@ func New(d Deps) http.Handler {
 		notifications: d.Notifications, events: d.Events,
 		requests: d.Requests, analytics: d.Analytics,
 		messaging: d.Messaging,
+		stream:    d.Stream, streamHeartbeat: d.StreamHeartbeat,
+	}
+	if s.streamHeartbeat <= 0 {
+		s.streamHeartbeat = 15 * time.Second
 	}
 	if s.clientIP == nil {
 		s.clientIP = clientip.New(nil)

@@ -31,8 +31,13 @@ const (
 	MaxMembers = 100 // of a group, its creator included
 	MaxQuery   = 200
 	MaxTerms   = 10
-	// MaxSearchOffset bounds how deep ranked search results page.
-	MaxSearchOffset = 1000
+	// SearchWindow is how many of the newest matches a search ranks: a
+	// common word in a busy account's conversations matches thousands of
+	// messages, and ranking all of them costs in proportion; people look
+	// for recent messages first (Slack ranks by recency as well as match).
+	SearchWindow = 500
+	// MaxSearchOffset bounds how deep ranked results page (within the window).
+	MaxSearchOffset = SearchWindow - 100
 )
 
 // Stream kinds a conversation's members receive in real time.

@@ -112,11 +112,19 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return fmt.Errorf("store: begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
+	defer streamTxs.Delete(tx)
 	if err := fn(tx); err != nil {
+		return err
+	}
+	streamed, err := db.streamBeforeCommit(ctx, tx)
+	if err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
+	}
+	if streamed {
+		db.streamCommitted()
 	}
 	return nil
 }

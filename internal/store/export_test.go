@@ -9,3 +9,6 @@ var (
 	BlockedEitherWay = blockedEitherWay
 	NotBlocked       = notBlocked
 )
+
+// AppendStream lets tests write stream events as a domain's change would.
+var AppendStream = appendStream

@@ -19,14 +19,18 @@ const keepAfterExpiry = 24 * time.Hour
 type Retention struct {
 	Idempotency time.Duration // idempotency keys (24 h)
 	Outbox      time.Duration // events every consumer is done with (30 days)
+	Stream      time.Duration // real-time stream events, replayable until then (7 days)
 }
 
 // DefaultRetention is the retention of DECISIONS.md.
-var DefaultRetention = Retention{Idempotency: idempotency.TTL, Outbox: 30 * 24 * time.Hour}
+var DefaultRetention = Retention{Idempotency: idempotency.TTL, Outbox: 30 * 24 * time.Hour, Stream: 7 * 24 * time.Hour}
 
 // PurgeExpired deletes rows nothing can use any more and returns how many of
 // each. Every node may run it at any time: the deletes are idempotent.
 func (db *DB) PurgeExpired(ctx context.Context, now time.Time, keep Retention) (map[string]int64, error) {
+	if keep.Stream <= 0 {
+		keep.Stream = DefaultRetention.Stream // a zero would purge every stream event at once
+	}
 	jobs := []struct {
 		table, query string
 		arg          time.Time
@@ -39,6 +43,8 @@ func (db *DB) PurgeExpired(ctx context.Context, now time.Time, keep Retention) (
 		{"oauth_codes", `DELETE FROM oauth_codes WHERE expires_at < $1`, now.Add(-keepAfterExpiry)},
 		{"oauth_access_tokens", `DELETE FROM oauth_access_tokens WHERE expires_at < $1`, now.Add(-keepAfterExpiry)},
 		{"oauth_refresh_tokens", `DELETE FROM oauth_refresh_tokens WHERE expires_at < $1`, now},
+		// A client away longer than this reconnects without replay.
+		{"stream_events", `DELETE FROM stream_events WHERE created_at < $1`, now.Add(-keep.Stream)},
 		{"login_attempts", `DELETE FROM login_attempts WHERE window_start < $1 AND locked_until < $1`, now.Add(-users.LoginWindow)},
 	}
 	out := map[string]int64{}

@@ -22,9 +22,11 @@ var markTags = strings.NewReplacer(markOpen, "<mark>", markClose, "</mark>")
 func markSnippet(raw string) string { return markTags.Replace(html.EscapeString(raw)) }
 
 // Search finds the viewer's messages matching every term, best first.
-// SQLite answers it inside the full-text index: the terms in the body AND
-// one of the viewer's conversations in the conversation column. PostgreSQL
-// intersects the GIN index's matches with the viewer's memberships.
+// Both engines answer it inside their full-text index: the terms in the
+// body AND one of the viewer's current conversations (SQLite: its
+// conversation column; PostgreSQL: the conversation's lexeme in the text
+// vector), so a common word costs what its matches in those conversations
+// cost, not what its matches everywhere do.
 func (s *Messaging) Search(ctx context.Context, q *messaging.SearchQuery) ([]messaging.Found, error) {
 	a := &sqlArgs{}
 	viewer := a.add(q.ViewerID)
@@ -36,34 +38,47 @@ func (s *Messaging) Search(ctx context.Context, q *messaging.SearchQuery) ([]mes
 	if q.To != nil {
 		where = append(where, `m.created_at < `+a.add(micros(*q.To)))
 	}
+	convs := []string{q.ConversationID}
+	if q.ConversationID == "" {
+		var err error
+		if convs, err = s.currentConversations(ctx, q.ViewerID); err != nil {
+			return nil, err
+		}
+	}
+	if len(convs) == 0 {
+		return nil, nil
+	}
 	var query string
 	if s.db.Dialect == Postgres {
-		tq := `plainto_tsquery('english', ` + a.add(strings.Join(q.Terms, " ")) + `)`
+		words := `plainto_tsquery('english', ` + a.add(strings.Join(q.Terms, " ")) + `)`
+		// Conversation ids are lexemes of the vector too; quoted, as ids
+		// they hold nothing a tsquery would read as syntax.
+		inConvs := a.add(`'` + strings.Join(convs, `' | '`) + `'`)
 		opts := a.add(`StartSel=` + markOpen + `, StopSel=` + markClose + `, MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "`)
-		if q.ConversationID != "" {
-			where = append(where, `m.conversation_id = `+a.add(q.ConversationID))
-		}
-		query = `SELECT ` + messageColumns + `, ts_headline('english', m.body, ` + tq + `, ` + opts + `)
-			FROM messages m JOIN conversation_members cm ON cm.conversation_id = m.conversation_id AND cm.user_id = ` + viewer + ` AND cm.left_at IS NULL
-			WHERE m.search_vector @@ ` + tq + ` AND ` + strings.Join(where, " AND ") + `
-			ORDER BY ts_rank(m.search_vector, ` + tq + `) DESC, m.seq DESC`
+		// The membership join keeps results exact whatever the vector
+		// holds; on an expression, so the planner does not also walk the
+		// conversation's messages by their position index.
+		// The newest SearchWindow matches are ranked; the headline (the
+		// costly part) is made for the page alone.
+		query = `SELECT ` + messageColumns + `, ts_headline('english', m.body, ` + words + `, ` + opts + `) FROM (
+			SELECT m.*, ts_rank(m.search_vector, ` + words + `) AS rank
+			FROM messages m JOIN conversation_members cm ON cm.conversation_id = (m.conversation_id || '') AND cm.user_id = ` + viewer + ` AND cm.left_at IS NULL
+			WHERE numnode(` + words + `) > 0 AND m.search_vector @@ (` + words + ` && ` + inConvs + `::tsquery) AND ` + strings.Join(where, " AND ") + `
+			ORDER BY m.seq DESC LIMIT ` + a.add(messaging.SearchWindow) + `) m
+			ORDER BY m.rank DESC, m.seq DESC`
 	} else {
-		convs := []string{q.ConversationID}
-		if q.ConversationID == "" {
-			var err error
-			if convs, err = s.currentConversations(ctx, q.ViewerID); err != nil {
-				return nil, err
-			}
-		}
-		if len(convs) == 0 {
-			return nil, nil
-		}
 		match := `body : (` + quoteAll(q.Terms, " ") + `) AND conversation_id : (` + quoteAll(convs, " OR ") + `)`
-		query = `SELECT ` + messageColumns + `, snippet(messages_fts, 0, ` + a.add(markOpen) + `, ` + a.add(markClose) + `, '…', 24)
+		// The newest SearchWindow matches come straight from the index in
+		// rowid order (it stops there); only they are ranked.
+		query = `SELECT * FROM (SELECT ` + messageColumns + `, snippet(messages_fts, 0, ` + a.add(markOpen) + `, ` + a.add(markClose) + `, '…', 24),
+				bm25(messages_fts, 1.0, 0.0) AS rank, m.seq AS pos
 			FROM messages_fts CROSS JOIN messages m ON m.seq = messages_fts.rowid
 			WHERE messages_fts MATCH ` + a.add(match) + ` AND ` + strings.Join(where, " AND ") + `
-			ORDER BY bm25(messages_fts, 1.0, 0.0), m.seq DESC`
+			ORDER BY messages_fts.rowid DESC LIMIT ` + a.add(messaging.SearchWindow) + `) ORDER BY rank, pos DESC`
 	}
+	// Snippets are computed for every ranked match before the page is
+	// cut; measured, that costs less than ranking the page first and
+	// matching again for its snippets (FTS5 runs the query once per rowid).
 	query += ` LIMIT ` + a.add(q.Limit) + ` OFFSET ` + a.add(q.Offset)
 	rows, err := s.db.QueryContext(ctx, query, a.list...)
 	if err != nil {
@@ -73,7 +88,13 @@ func (s *Messaging) Search(ctx context.Context, q *messaging.SearchQuery) ([]mes
 	var out []messaging.Found
 	for rows.Next() {
 		var snippet string
-		m, err := scanMessage(rows, &snippet)
+		var rank float64
+		var pos int64
+		extra := []any{&snippet}
+		if s.db.Dialect == SQLite {
+			extra = append(extra, &rank, &pos)
+		}
+		m, err := scanMessage(rows, extra...)
 		if err != nil {
 			return nil, fmt.Errorf("store: search messages: %w", err)
 		}

@@ -1,0 +1,218 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/matchpoint-api/matchpoint/internal/apikeys"
+	"github.com/matchpoint-api/matchpoint/internal/auth"
+	"github.com/matchpoint-api/matchpoint/internal/ids"
+	"github.com/matchpoint-api/matchpoint/internal/messaging"
+	"github.com/matchpoint-api/matchpoint/internal/store"
+	"github.com/matchpoint-api/matchpoint/internal/stream"
+	"github.com/matchpoint-api/matchpoint/internal/users"
+)
+
+// MessagingStream is the send-to-receive latency over GET /v1/stream.
+type MessagingStream struct {
+	Clients  int `json:"clients"`       // connected streams, one account each
+	Groups   int `json:"conversations"` // groups of up to 100 of them
+	Messages int `json:"messages"`      // sent per configuration, over HTTP
+	// Deliveries are message.sent events received (messages x members).
+	Deliveries int     `json:"deliveries"`
+	P50MS      float64 `json:"p50_ms"` // POST started -> received by a member's stream
+	P99MS      float64 `json:"p99_ms"`
+	// The stream's own share: the POST answered (its transaction committed)
+	// -> received; 0 when the event arrived before the answer.
+	AfterAnswerP50MS float64 `json:"after_answer_p50_ms"`
+	AfterAnswerP99MS float64 `json:"after_answer_p99_ms"`
+	// The baseline: the same sends in a direct conversation of two
+	// connected accounts, in the same process just before.
+	BaselineP50MS float64 `json:"baseline_p50_ms"`
+	BaselineP99MS float64 `json:"baseline_p99_ms"`
+	P99Ratio      float64 `json:"p99_ratio"`
+	Dropped       uint64  `json:"dropped"` // connections dropped as too slow (want 0)
+}
+
+// messagingStream connects n accounts' streams, puts them in groups of 100
+// and sends messages to the groups over HTTP from a few writers, timing
+// each message from the start of its POST to its arrival on every member's
+// stream; the baseline is a direct conversation of two connected accounts.
+func messagingStream(ctx context.Context, e *env, n, messages int, progress io.Writer) (*MessagingStream, error) {
+	now := e.app.Clock.Now()
+	accounts := make([]*users.User, n)
+	for i := range accounts {
+		accounts[i] = &users.User{ID: ids.New(ids.User), Email: fmt.Sprintf("member%d@example.com", i), Username: fmt.Sprintf("member%d", i),
+			FirstName: "Member", Timezone: "UTC", Privacy: users.DefaultPrivacy, Role: auth.RoleMember, Tier: users.TierEnterprise,
+			TravelRadiusKM: users.DefaultTravelRadiusKM, LocationSource: users.LocationNone, CreatedAt: now, UpdatedAt: now}
+	}
+	for i := 0; i < n; i += 5000 {
+		if err := e.app.DB.SeedUsers(ctx, accounts[i:min(i+5000, n)], ""); err != nil {
+			return nil, err
+		}
+	}
+	keys := make([]string, n)
+	for i, u := range accounts {
+		var err error
+		if _, keys[i], err = e.app.Keys.Create(ctx, apikeys.Spec{UserID: u.ID, Name: "bench", Scopes: []string{auth.ScopeRead, auth.ScopeWrite}}); err != nil {
+			return nil, err
+		}
+	}
+	var groups []store.SeedConversation
+	for i := 0; i < n; i += messaging.MaxMembers {
+		g := store.SeedConversation{ID: ids.New(ids.Conversation)}
+		for _, u := range accounts[i:min(i+messaging.MaxMembers, n)] {
+			g.Members = append(g.Members, u.ID)
+		}
+		groups = append(groups, g)
+	}
+	direct := store.SeedConversation{ID: ids.New(ids.Conversation), Members: []string{accounts[0].ID, accounts[1].ID}}
+	if err := store.SeedMessaging(ctx, e.app.DB, append(groups, direct), 0, nil, now); err != nil {
+		return nil, err
+	}
+	res := &MessagingStream{Clients: n, Groups: len(groups), Messages: messages}
+	fmt.Fprintf(progress, "bench messaging: stream latency, baseline: a direct conversation of 2 connected accounts\n")
+	base, _, err := streamSends(ctx, e, keys[:2], []store.SeedConversation{direct}, 0, messages)
+	if err != nil {
+		return nil, err
+	}
+	res.BaselineP50MS, res.BaselineP99MS = ms(base[len(base)/2]), ms(base[len(base)*99/100])
+	fmt.Fprintf(progress, "bench messaging: stream latency, %d connected accounts in %d groups\n", n, len(groups))
+	lat, after, err := streamSends(ctx, e, keys, groups, messaging.MaxMembers, messages)
+	if err != nil {
+		return nil, err
+	}
+	res.Deliveries = len(lat)
+	res.AfterAnswerP50MS, res.AfterAnswerP99MS = ms(after[len(after)/2]), ms(after[len(after)*99/100])
+	res.P50MS, res.P99MS = ms(lat[len(lat)/2]), ms(lat[len(lat)*99/100])
+	res.P99Ratio = res.P99MS / res.BaselineP99MS
+	res.Dropped = e.app.Stream.Stats().Dropped
+	fmt.Fprintf(progress, "bench messaging: stream latency p50 %.1f ms p99 %.1f ms over %d deliveries (baseline p50 %.1f ms p99 %.1f ms)\n",
+		res.P50MS, res.P99MS, res.Deliveries, res.BaselineP50MS, res.BaselineP99MS)
+	return res, nil
+}
+
+// streamSends opens a stream per key, sends messages round robin over the
+// conversations (each by its first member; keys are in the order of the
+// conversations' members, size of them per conversation, or all of them
+// when size is 0) and returns every delivery's latency from the start of
+// its POST, and from its answer, each sorted.
+func streamSends(ctx context.Context, e *env, keys []string, convs []store.SeedConversation, size, messages int) (lat, after []time.Duration, err error) {
+	want := 0
+	for i := range messages {
+		want += len(convs[i%len(convs)].Members)
+	}
+	var mu sync.Mutex
+	started := map[string]time.Time{}  // message id -> POST started
+	answered := map[string]time.Time{} // message id -> POST answered
+	var got atomic.Int64
+	done := make(chan struct{})
+	type delivery struct {
+		id string
+		at time.Time
+	}
+	var received []delivery
+	on := func(_ int, m stream.Message) {
+		at := time.Now()
+		if m.Event != messaging.StreamSent {
+			return // notifications of the same messages, and the rest
+		}
+		var d struct {
+			Message struct{ ID string } `json:"message"`
+		}
+		if json.Unmarshal([]byte(m.Data), &d) != nil {
+			return
+		}
+		mu.Lock()
+		received = append(received, delivery{d.Message.ID, at})
+		mu.Unlock()
+		if got.Add(1) == int64(want) {
+			close(done)
+		}
+	}
+	streams, err := OpenStreams(ctx, e.url, keys, on)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer streams.Close()
+	c := newHTTPClient(4)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errc := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= messages {
+					return
+				}
+				g := i % len(convs)
+				sender := keys[0]
+				if size > 0 {
+					sender = keys[g*size]
+				}
+				t0 := time.Now()
+				id, err := postMessage(c, e.url, sender, convs[g].ID)
+				t1 := time.Now()
+				if err != nil {
+					errc <- err
+					return
+				}
+				mu.Lock()
+				started[id], answered[id] = t0, t1
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	if err := <-errc; err != nil {
+		return nil, nil, err
+	}
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		return nil, nil, fmt.Errorf("bench messaging: %d of %d deliveries in 2 minutes (%d streams ended)", got.Load(), want, streams.Ended())
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, x := range received {
+		t, ok := started[x.id]
+		if !ok {
+			return nil, nil, fmt.Errorf("bench messaging: a stream received %s, which was not sent", x.id)
+		}
+		lat = append(lat, x.at.Sub(t))
+		after = append(after, max(0, x.at.Sub(answered[x.id])))
+	}
+	slices.Sort(lat)
+	slices.Sort(after)
+	return lat, after, nil
+}
+
+func postMessage(c *http.Client, base, key, convID string) (string, error) {
+	req, _ := http.NewRequest(http.MethodPost, base+"/v1/conversations/"+convID+"/messages", strings.NewReader(`{"body":"On my way to court 3"}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	var m struct{ ID string }
+	if err := json.NewDecoder(res.Body).Decode(&m); err != nil || res.StatusCode != http.StatusCreated {
+		return "", fmt.Errorf("bench messaging: send answered %d", res.StatusCode)
+	}
+	return m.ID, nil
+}
