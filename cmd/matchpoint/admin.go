@@ -7,11 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/app"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/config"
+	"github.com/matchpoint-api/matchpoint/internal/moderation"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 	"github.com/matchpoint-api/matchpoint/internal/wire"
@@ -25,6 +27,8 @@ var adminCommands = []struct{ name, synopsis string }{
 	{"create-api-key", "--user USER_ID --name N [--scopes \"read ...\"]"},
 	{"set-tier", "--user USER_ID --tier free|pro|business|enterprise [--limit N]"},
 	{"set-role", "--user USER_ID --role member|operator"},
+	{"suspend-user", "--user USER_ID --reason R [--hours N]  (no --hours: until lifted)"},
+	{"unsuspend-user", "--user USER_ID --reason R"},
 }
 
 var adminUsage = func() string {
@@ -77,8 +81,9 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 		name, scopes, grantTypes, owner              string
 		redirectURIs                                 stringList
 		public                                       bool
-		userID, tier                                 string
+		userID, tier, reason                         string
 		limit                                        int64
+		hours                                        int
 	)
 	switch cmd {
 	case "create-user":
@@ -106,6 +111,12 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 	case "set-role":
 		fs.StringVar(&userID, "user", "", "account")
 		fs.StringVar(&role, "role", "", "member or operator")
+	case "suspend-user", "unsuspend-user":
+		fs.StringVar(&userID, "user", "", "account")
+		fs.StringVar(&reason, "reason", "", "why, kept in the moderation audit log")
+		if cmd == "suspend-user" {
+			fs.IntVar(&hours, "hours", 0, "how long (default: until lifted)")
+		}
 	}
 	if _, err := parseArgs(fs, args[1:], 0, stdout, stderr); err != nil {
 		return err
@@ -176,6 +187,10 @@ func admin(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 		out = userJSON(u)
+	case "suspend-user", "unsuspend-user":
+		if out, err = suspendUser(ctx, a, cmd == "suspend-user", userID, reason, hours); err != nil {
+			return err
+		}
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
@@ -188,4 +203,35 @@ func userJSON(u *users.User) map[string]any {
 		"last_name": u.LastName, "role": u.Role, "tier": u.Tier, "hourly_limit": u.HourlyLimit(),
 		"created_at": wire.Time(u.CreatedAt),
 	}
+}
+
+// suspendUser suspends or lifts the suspension of an account from the
+// terminal; the decision goes into the moderation audit log.
+func suspendUser(ctx context.Context, a *app.App, suspend bool, userID, reason string, hours int) (any, error) {
+	if strings.TrimSpace(reason) == "" {
+		return nil, fmt.Errorf("--reason is required: it goes into the audit log")
+	}
+	if hours < 0 || hours > moderation.MaxSuspensionHours {
+		return nil, fmt.Errorf("--hours must be from 1 to %d", moderation.MaxSuspensionHours)
+	}
+	if _, err := a.Users.Get(ctx, userID); err != nil {
+		return nil, err
+	}
+	if !suspend {
+		lifted, err := a.Moderation.Unsuspend(ctx, userID, reason)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"object": "suspension", "user_id": userID, "suspended": false, "lifted": lifted}, nil
+	}
+	var until *time.Time
+	if hours > 0 {
+		end := a.Clock.Now().Add(time.Duration(hours) * time.Hour)
+		until = &end
+	}
+	rec, err := a.Moderation.Suspend(ctx, userID, until, reason)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"object": "suspension", "user_id": userID, "suspended": true, "until": wire.OptTime(until), "decision_id": rec.ID}, nil
 }

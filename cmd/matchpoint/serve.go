@@ -11,6 +11,7 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/app"
 	"github.com/matchpoint-api/matchpoint/internal/config"
+	"github.com/matchpoint-api/matchpoint/internal/geo"
 )
 
 // shutdownGrace is how long in-flight requests get to finish on SIGTERM.
@@ -60,6 +61,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		MaxHeaderBytes:    64 << 10,
 	}
 	srv.RegisterOnShutdown(a.StopStream) // open streams end, their clients reconnect elsewhere
+	// Serve once the gazetteer (loading since Open) is in memory: a node
+	// answering /readyz before that would make its first requests that place
+	// a label wait for it, seconds on a busy machine, while a load balancer
+	// already sends it traffic.
+	geo.Default()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	// Background work (webhooks, notifications, expiries, the janitor)

@@ -37,6 +37,9 @@ type KeyInfo struct {
 	UserTier  string
 	UserLimit *int64 // custom hourly limit of the owner, if any
 	UserGone  bool
+	// Suspension of the owner's account, if any: the key answers
+	// account_suspended while it holds.
+	Suspension *auth.Suspension
 	// Owner is the owner's account (a *users.User), read by the same query,
 	// or nil; it becomes the principal's Profile.
 	Owner any
@@ -169,5 +172,6 @@ func (s *Service) Authenticate(ctx context.Context, key string) (*auth.Principal
 		}
 	}
 	return &auth.Principal{UserID: ki.Key.UserID, Role: ki.UserRole, Scopes: auth.ForTier(ki.Key.Scopes, ki.UserTier), APIKeyID: ki.Key.ID,
-		AccountID: ki.Key.UserID, Tier: ki.UserTier, HourlyLimit: auth.HourlyLimit(ki.UserTier, ki.UserLimit), Profile: ki.Owner}, nil
+		AccountID: ki.Key.UserID, Tier: ki.UserTier, HourlyLimit: auth.HourlyLimit(ki.UserTier, ki.UserLimit), Profile: ki.Owner,
+		Suspension: ki.Suspension}, nil
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/mail"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
 	"github.com/matchpoint-api/matchpoint/internal/messaging"
+	"github.com/matchpoint-api/matchpoint/internal/moderation"
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
@@ -58,6 +59,8 @@ type App struct {
 	Events    *events.Service
 	Messaging *messaging.Service
 	Handler   http.Handler
+	// Moderation screens texts and holds reports, cases and suspensions.
+	Moderation *moderation.Service
 
 	// Notifications: the centre, and the worker that pushes and mails.
 	Notifications      *notifications.Service
@@ -171,6 +174,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	if err := assembleAnalytics(a, db, cfg, opts, pages); err != nil {
 		return nil, err
 	}
+	assembleModeration(a, cfg, clk, opts.Logger)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// The real-time stream: one reader per node, woken by commits (LISTEN/
@@ -195,6 +199,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Messaging: a.Messaging,
 		Requests:  a.Requests, Analytics: a.Analytics,
 		Stream: a.Stream, StreamHeartbeat: cfg.Stream.Heartbeat,
+		Moderation: a.Moderation,
 	}
 	a.Handler = httpapi.New(a.deps)
 	// Load the gazetteer now, beside everything else, rather than on the

@@ -42,6 +42,7 @@ func (a *App) workers(cfg config.Config, log *slog.Logger) []worker {
 			a.RunEventReminders(ctx, orDefault(cfg.EventReminderInterval, eventReminderEvery), log)
 		}},
 		{"analytics", func(ctx context.Context) { a.RunAnalytics(ctx, log) }},
+		{"moderation-signals", func(ctx context.Context) { a.RunModerationSignals(ctx, log) }},
 	}
 }
 

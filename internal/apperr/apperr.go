@@ -30,6 +30,12 @@ type Error struct {
 	Message string // human-readable and safe to show
 	Param   string // the offending field, if any (JSON path like "skill_levels.tennis")
 	Err     error  // internal cause, for logs only
+	// Flagged and SuspendedUntil are members of the problem body for the
+	// moderation codes: the categories that refused a text
+	// (content_blocked), and when an account's suspension ends
+	// (account_suspended; RFC 3339, empty until lifted).
+	Flagged        []string
+	SuspendedUntil string
 }
 
 func (e *Error) Error() string {

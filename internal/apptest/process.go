@@ -108,7 +108,7 @@ func StartNode(t testing.TB, dbURL string, env ...string) *Node {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { n.Stop(t) })
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(90 * time.Second) // the gazetteer loads before a node serves: seconds, more on a busy machine
 	for {
 		res, err := http.Get(n.URL + "/readyz")
 		if err == nil {

@@ -31,6 +31,10 @@ type Principal struct {
 	// every node. It spares a handler serving the caller's own profile a
 	// second query.
 	Profile any
+	// Suspension of the account, read with the credential; the API refuses
+	// the request with account_suspended while it holds (only an appeal
+	// goes through).
+	Suspension *Suspension
 }
 
 // Has reports whether the principal carries scope s.

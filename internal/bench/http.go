@@ -80,6 +80,7 @@ type op struct {
 	weight int
 	want   int
 	req    func(w *httpWorker) (method, path, body string)
+	hooks  bool // a write whose event fans out to the account's webhook endpoints
 }
 
 // httpWorker is one closed-loop client: an account of its own, so that rate
@@ -89,24 +90,29 @@ type httpWorker struct {
 	sport  string
 	rnd    *rand.Rand
 	others []string // profiles to read
+	conv   string   // a direct conversation with another client ("" against a running service)
 }
 
 // mix is the realistic blend: mostly reads (own profile, other people's,
-// match finds, event searches), and writes that fan out to webhooks.
+// match finds, event searches), messages between clients, and writes that
+// fan out to webhooks.
 func mix(words []string) []op {
 	return []op{
-		{"GET /v1/users/me", 25, 200, func(w *httpWorker) (string, string, string) { return "GET", "/v1/users/me", "" }},
-		{"GET /v1/users/{id}", 20, 200, func(w *httpWorker) (string, string, string) {
+		{name: "GET /v1/users/me", weight: 20, want: 200, req: func(w *httpWorker) (string, string, string) { return "GET", "/v1/users/me", "" }},
+		{name: "GET /v1/users/{id}", weight: 15, want: 200, req: func(w *httpWorker) (string, string, string) {
 			return "GET", "/v1/users/" + w.others[w.rnd.IntN(len(w.others))], ""
 		}},
-		{"POST /v1/matches/find", 15, 200, func(w *httpWorker) (string, string, string) {
+		{name: "POST /v1/matches/find", weight: 15, want: 200, req: func(w *httpWorker) (string, string, string) {
 			return "POST", "/v1/matches/find", `{"sports":["` + w.sport + `"],"limit":20}`
 		}},
-		{"GET /v1/events (search)", 30, 200, func(w *httpWorker) (string, string, string) {
+		{name: "GET /v1/events (search)", weight: 25, want: 200, req: func(w *httpWorker) (string, string, string) {
 			p := benchPlaces[w.rnd.IntN(len(benchPlaces))]
 			return "GET", "/v1/events?near=" + url.QueryEscape(p.label) + "&q=" + url.QueryEscape(words[w.rnd.IntN(len(words))]), ""
 		}},
-		{"POST /v1/events (webhooks)", 10, 201, func(w *httpWorker) (string, string, string) {
+		{name: "POST /v1/conversations/{id}/messages", weight: 15, want: 201, req: func(w *httpWorker) (string, string, string) {
+			return "POST", "/v1/conversations/" + w.conv + "/messages", fmt.Sprintf(`{"body":"Court 3 at %d:00?"}`, 7+w.rnd.IntN(14))
+		}},
+		{name: "POST /v1/events (webhooks)", weight: 10, want: 201, hooks: true, req: func(w *httpWorker) (string, string, string) {
 			p := benchPlaces[w.rnd.IntN(len(benchPlaces))]
 			date := time.Now().Add(time.Duration(24+w.rnd.IntN(24*30)) * time.Hour).UTC().Format(time.RFC3339)
 			return "POST", "/v1/events", fmt.Sprintf(`{"title":"Load test %d","sport":%q,"location":%q,"date":%q,"max_participants":8}`,
@@ -300,6 +306,14 @@ func seedHTTP(ctx context.Context, e *env, o HTTPOptions, rcv *hookReceiver) ([]
 		}
 		workers[i] = &httpWorker{key: key, sport: u.Sports[0], rnd: rand.New(rand.NewPCG(uint64(i), 11)), others: others}
 	}
+	// Each client writes to the next one in a direct conversation.
+	for i, w := range workers {
+		c, _, err := e.app.Messaging.Create(ctx, sample[i].ID, []string{sample[(i+1)%len(workers)].ID}, nil)
+		if err != nil {
+			return nil, err
+		}
+		w.conv = c.ID
+	}
 	return workers, nil
 }
 
@@ -410,7 +424,7 @@ func loadRun(ctx context.Context, o HTTPOptions, urls []string, pids []int, db *
 				if !ok {
 					failed.Add(1)
 					firstErr.CompareAndSwap(nil, fmt.Sprintf("%s %s: %d %s", method, path, status, truncate(string(b), 300)))
-				} else if method == "POST" && ops[k].want == 201 {
+				} else if ops[k].hooks {
 					writes.Add(1)
 				}
 				mine = append(mine, sample{k, time.Since(t0), ok})
@@ -475,7 +489,7 @@ func loadRun(ctx context.Context, o HTTPOptions, urls []string, pids []int, db *
 func printRun(w io.Writer, label string, r *HTTPRun) {
 	fmt.Fprintf(w, "%s: %.0f requests/s in all (GET /healthz alone: %.0f /s, ratio %.2f)\n", label, r.PerSec, r.HealthzPerSec, r.Ratio)
 	for _, f := range r.Ops {
-		fmt.Fprintf(w, "  %-28s %7.0f /s   p50 %6.2f ms   p95 %6.2f ms   p99 %6.2f ms   (%d, %d errors)\n",
+		fmt.Fprintf(w, "  %-38s %7.0f /s   p50 %6.2f ms   p95 %6.2f ms   p99 %6.2f ms   (%d, %d errors)\n",
 			f.Op, f.PerSec, f.P50ms, f.P95ms, f.P99ms, f.Requests, f.Errors)
 	}
 	if r.Deliveries > 0 {
@@ -518,7 +532,8 @@ func truncate(s string, n int) string {
 
 // httpTarget drives a running service with one API key: every client acts
 // for that account (give it a limit the run cannot reach), profile reads are
-// of the account itself, and writes fan out to whatever endpoints it has.
+// of the account itself, writes fan out to whatever endpoints it has, and
+// messages are left out (they need a second account).
 func httpTarget(ctx context.Context, o HTTPOptions) (*HTTPResult, error) {
 	if o.APIKey == "" {
 		return nil, errors.New("bench: --target needs --api-key")
@@ -549,7 +564,8 @@ func httpTarget(ctx context.Context, o HTTPOptions) (*HTTPResult, error) {
 	}
 	rcv := &hookReceiver{}
 	o.Hooks = 0
-	r, err := loadRun(ctx, o, urls, nil, nil, workers, mix(store.SeedWords()), rcv, "running service")
+	ops := slices.DeleteFunc(mix(store.SeedWords()), func(p op) bool { return strings.Contains(p.name, "messages") })
+	r, err := loadRun(ctx, o, urls, nil, nil, workers, ops, rcv, "running service")
 	if err != nil {
 		return nil, err
 	}

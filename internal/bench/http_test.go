@@ -41,8 +41,8 @@ func TestHTTPMix(t *testing.T) {
 		if r.Nodes != o.Nodes[i] || r.HealthzPerSec <= 0 || r.PerSec <= 0 || r.ServiceCPUus <= 0 {
 			t.Errorf("run %d: %+v", i, r)
 		}
-		if len(r.Ops) != 5 {
-			t.Errorf("run %d: %d operations, want the 5 of the mix", i, len(r.Ops))
+		if len(r.Ops) != 6 {
+			t.Errorf("run %d: %d operations, want the 6 of the mix", i, len(r.Ops))
 		}
 		for _, f := range r.Ops {
 			if f.Requests == 0 || f.Errors != 0 || f.P50ms <= 0 || f.P99ms < f.P50ms {

@@ -37,6 +37,7 @@ type Config struct {
 	MatchSuppressFor   time.Duration // how long it is held back
 	MatchPendingCap    int           // unanswered requests from which a person is not recommended
 	MatchExpiryEvery   time.Duration // how often each node expires due requests
+	Moderation         Moderation    // behaviour signals' settings
 	// EventReminderInterval is how often each node sends due event reminders
 	// (zero: every minute).
 	EventReminderInterval time.Duration
@@ -124,6 +125,7 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
 	registerAnalytics(fs, getenv, c)
 	registerNotifications(fs, env, c)
 	registerStream(fs, getenv, c)
+	registerModeration(fs, getenv, c)
 	return c
 }
 
@@ -189,6 +191,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("config: %s must be a duration like 720h or a whole number", strings.Join(c.badEnv, ", "))
 	}
 	if err := c.validateMatching(); err != nil {
+		return err
+	}
+	if err := c.validateModeration(); err != nil {
 		return err
 	}
 	if len(c.badInt) > 0 {

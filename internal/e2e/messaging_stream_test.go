@@ -1,19 +1,14 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
-	"net/http"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/apptest"
-	"github.com/matchpoint-api/matchpoint/internal/httpapi"
 	"github.com/matchpoint-api/matchpoint/internal/messaging"
 	"github.com/matchpoint-api/matchpoint/internal/stream"
-	"github.com/matchpoint-api/matchpoint/internal/users"
 )
 
 // messagingEvents reads n events of the messaging kinds, skipping the
@@ -88,61 +83,4 @@ func TestMessagingOverTheStream(t *testing.T) {
 		}
 		onEve.quiet(t, 300*time.Millisecond)
 	})
-}
-
-// TestMessagingStreamOnTwoNodes: a client connected to node A receives, in
-// order, messages sent through node B; reconnecting to node B with
-// Last-Event-ID, it gets exactly the messages it missed.
-func TestMessagingStreamOnTwoNodes(t *testing.T) {
-	c := apptest.StartCluster(t, 2)
-	ctx := context.Background()
-	nodeA, nodeB := c.Nodes[0], c.Nodes[1]
-	var people []chatter
-	for _, name := range []string{"ann", "bob", "cat"} {
-		u, err := c.App.Users.Register(ctx, users.Registration{Email: name + "@example.com", Username: name, Password: apptest.Password, FirstName: name})
-		if err != nil {
-			t.Fatal(err)
-		}
-		people = append(people, chatter{User: u, key: keyOf(t, c.App, u.ID, "read", "write")})
-	}
-	ann, bob, cat := people[0], people[1], people[2]
-	r := nodeAPI(t, nodeB.URL, http.MethodPost, "/v1/conversations", bob.key, jsonBody(t, map[string]any{"member_ids": []string{ann.ID, cat.ID}, "title": "Club"}))
-	g := decode[httpapi.Conversation](t, r, http.StatusCreated)
-	sendOnB := func(from chatter, i int) string {
-		r := nodeAPI(t, nodeB.URL, http.MethodPost, "/v1/conversations/"+g.ID+"/messages", from.key, jsonBody(t, map[string]string{"body": "message " + strconv.Itoa(i)}))
-		return decode[messaging.View](t, r, http.StatusCreated).ID
-	}
-	sentIDs := func(ms []stream.Message) []string {
-		var out []string
-		for _, m := range ms {
-			if m.Event != messaging.StreamSent {
-				t.Fatalf("event %s is %s", m.ID, m.Event)
-			}
-			out = append(out, streamedMessage(t, m).ID)
-		}
-		return out
-	}
-	onA := openSSE(t, nodeA.URL, "/v1/stream", ann.key)
-	const each = 6
-	var sent []string
-	for i := range each {
-		sent = append(sent, sendOnB([]chatter{bob, cat}[i%2], i))
-	}
-	got := messagingEvents(t, onA, each)
-	if !slices.Equal(sentIDs(got), sent) {
-		t.Fatalf("node A received %v, want in order %v", sentIDs(got), sent)
-	}
-	onA.close()
-	var missed []string
-	for i := each; i < 2*each; i++ {
-		missed = append(missed, sendOnB(bob, i))
-	}
-	onB := openSSE(t, nodeB.URL, "/v1/stream", ann.key, "Last-Event-ID", got[len(got)-1].ID)
-	if replayed := messagingEvents(t, onB, each); !slices.Equal(sentIDs(replayed), missed) {
-		t.Fatalf("node B replayed %v, want exactly %v", sentIDs(replayed), missed)
-	}
-	more := sendOnB(cat, 2*each)
-	if next := messagingEvents(t, onB, 1); !slices.Equal(sentIDs(next), []string{more}) {
-		t.Fatalf("after the replay: %v, want %s", sentIDs(next), more)
-	}
 }

@@ -166,9 +166,10 @@ func TestRateLimitClusterRedisOutage(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	rds.Start(t)
 	up := time.Now()
+	// (The sample's own line: the metric's help text starts with "1 while".)
 	apptest.WaitUpTo(t, 15*time.Second, "every node counting in Redis again", func() bool {
 		for _, u := range urls {
-			if !strings.Contains(string(call(u, "GET", "/metrics", "", "").body), "matchpoint_rate_limit_redis_up 1") {
+			if !strings.Contains(string(call(u, "GET", "/metrics", "", "").body), "\nmatchpoint_rate_limit_redis_up 1\n") {
 				return false
 			}
 		}
@@ -221,7 +222,13 @@ func TestRateLimitClusterRedisOutage(t *testing.T) {
 		before := scripts()
 		call(u, "GET", "/v1/users/me", key, "")
 		if after := scripts(); after <= before {
-			t.Errorf("node %d did not count in Redis after it came back (%d script calls, then %d)", i, before, after)
+			var lines []string
+			for _, l := range strings.Split(c.Nodes[i].Log(), "\n") {
+				if strings.Contains(l, "rate limits") {
+					lines = append(lines, l)
+				}
+			}
+			t.Errorf("node %d did not count in Redis after it came back (%d script calls, then %d)\n%s", i, before, after, strings.Join(lines, "\n"))
 		}
 	}
 }

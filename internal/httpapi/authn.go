@@ -42,6 +42,12 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		setCaller(r.Context(), p)
+		if s.suspended(p) && !suspendedMayUse(r) {
+			// Every credential of a suspended account: keys and tokens alike,
+			// still counted against the paying account's allowance.
+			s.limited(w, r, policyAccount, "acct:"+p.AccountID, p.HourlyLimit, func() { s.problems.writeErr(w, r, p.Suspension.Err()) })
+			return
+		}
 		next.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
 	})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/events"
+	"github.com/matchpoint-api/matchpoint/internal/moderation"
 	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
@@ -189,11 +190,17 @@ func (s *server) registerEvents() {
 		Location string `header:"Location"`
 		Body     SportsEvent
 	}, error) {
-		b := in.Body
-		e, err := s.events.Create(ctx, principalOf(ctx).UserID, events.Draft{
-			Title: b.Title, Description: b.Description, Sport: b.Sport, Location: b.Location, Latitude: b.Latitude,
-			Longitude: b.Longitude, Date: b.Date, EndDate: b.EndDate, Timezone: b.Timezone, MaxParticipants: b.MaxParticipants,
-			SkillMin: b.SkillMin, SkillMax: b.SkillMax, Visibility: b.Visibility, Recurrence: b.Recurrence,
+		b, me := in.Body, principalOf(ctx).UserID
+		e, err := screened(ctx, s, me, moderation.TargetEvent, "", moderation.ContextEvent, eventTexts(&b.Title, &b.Description), func() (*events.Event, string, error) {
+			e, err := s.events.Create(ctx, me, events.Draft{
+				Title: b.Title, Description: b.Description, Sport: b.Sport, Location: b.Location, Latitude: b.Latitude,
+				Longitude: b.Longitude, Date: b.Date, EndDate: b.EndDate, Timezone: b.Timezone, MaxParticipants: b.MaxParticipants,
+				SkillMin: b.SkillMin, SkillMax: b.SkillMax, Visibility: b.Visibility, Recurrence: b.Recurrence,
+			})
+			if err != nil {
+				return nil, "", err
+			}
+			return e, e.ID, nil
 		})
 		if err != nil {
 			return nil, err
@@ -229,7 +236,12 @@ func (s *server) registerEvents() {
 	}) (*eventOut, error) {
 		p := in.Body.domain()
 		p.Date, p.EndDate, p.Timezone = in.Body.Date, in.Body.EndDate, in.Body.Timezone
-		e, err := s.events.Update(ctx, principalOf(ctx).UserID, in.ID, p)
+		me := principalOf(ctx).UserID
+		e, err := screened(ctx, s, me, moderation.TargetEvent, in.ID, moderation.ContextEvent, eventTexts(p.Title, p.Description),
+			func() (*events.Event, string, error) {
+				e, err := s.events.Update(ctx, me, in.ID, p)
+				return e, in.ID, err
+			})
 		if err != nil {
 			return nil, err
 		}
@@ -287,7 +299,12 @@ func (s *server) registerEvents() {
 		EventPath
 		Body EventSeriesPatch
 	}) (*struct{ Body List[SportsEvent] }, error) {
-		list, err := s.events.UpdateSeries(ctx, principalOf(ctx).UserID, in.ID, in.Body.domain())
+		me := principalOf(ctx).UserID
+		list, err := screened(ctx, s, me, moderation.TargetEvent, in.ID, moderation.ContextEvent, eventTexts(in.Body.Title, in.Body.Description),
+			func() ([]*events.Event, string, error) {
+				l, err := s.events.UpdateSeries(ctx, me, in.ID, in.Body.domain())
+				return l, in.ID, err
+			})
 		if err != nil {
 			return nil, err
 		}

@@ -69,14 +69,14 @@ func (s *server) registerMessages() {
 		if in.Body.ReplyTo != "" && !validCursor("msg_", in.Body.ReplyTo) {
 			return nil, apperr.InvalidParam("reply_to", "unknown_message", "reply_to is not a message of this conversation")
 		}
-		m, err := s.messaging.Send(ctx, in.ID, principalOf(ctx).UserID, in.Body.Body, in.Body.ReplyTo)
+		v, err := s.screenedSend(ctx, in.ID, principalOf(ctx).UserID, in.Body.Body, in.Body.ReplyTo)
 		if err != nil {
 			return nil, err
 		}
 		return &struct {
 			Location string `header:"Location"`
 			Body     messaging.View
-		}{Location: "/v1/messages/" + m.ID, Body: messaging.ViewOf(m)}, nil
+		}{Location: "/v1/messages/" + v.ID, Body: v}, nil
 	})
 
 	huma.Register(s.api, huma.Operation{
@@ -131,11 +131,11 @@ func (s *server) registerMessages() {
 			Body string `json:"body" maxLength:"16000" doc:"1 to 4,000 characters after trimming"`
 		}
 	}) (*struct{ Body messaging.View }, error) {
-		m, err := s.messaging.Edit(ctx, in.ID, principalOf(ctx).UserID, in.Body.Body)
+		v, err := s.screenedEdit(ctx, in.ID, principalOf(ctx).UserID, in.Body.Body)
 		if err != nil {
 			return nil, err
 		}
-		return &struct{ Body messaging.View }{Body: messaging.ViewOf(m)}, nil
+		return &struct{ Body messaging.View }{Body: v}, nil
 	})
 
 	huma.Register(s.api, huma.Operation{

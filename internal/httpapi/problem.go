@@ -26,6 +26,9 @@ type Problem struct {
 	Param     string         `json:"param,omitempty" doc:"The offending field, when there is one"`
 	RequestID string         `json:"request_id,omitempty" doc:"The Request-Id of the request, for support"`
 	Errors    []ProblemField `json:"errors,omitempty" doc:"Every invalid field, when validation found several"`
+	Flagged   []string       `json:"flagged,omitempty" doc:"content_blocked: the moderation categories that refused the text"`
+	// SuspendedUntil is absent for a suspension without an end.
+	SuspendedUntil string `json:"suspended_until,omitempty" format:"date-time" doc:"account_suspended: when the suspension ends; absent when it lasts until lifted"`
 }
 
 // ProblemField is one validation failure.
@@ -60,7 +63,9 @@ func (pb *problems) fromError(ctx context.Context, err error) *Problem {
 		return p
 	}
 	if e, ok := apperr.As(err); ok && e.Kind != apperr.Internal {
-		return pb.new(ctx, e.Kind.HTTPStatus(), e.Code, e.Param, e.Message)
+		p := pb.new(ctx, e.Kind.HTTPStatus(), e.Code, e.Param, e.Message)
+		p.Flagged, p.SuspendedUntil = e.Flagged, e.SuspendedUntil
+		return p
 	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		// The client went away; nobody will read this, but don't call it a bug.

@@ -30,6 +30,7 @@ func (s *server) routes() http.Handler {
 	s.registerConversations()
 	s.registerMessages()
 	s.registerStream()
+	s.registerModeration()
 	s.documentOAuth()
 	apiMux.Handle("/", s.apiFallback(apiMux))
 	api := noStore(cors(limitBody(bodyReadDeadline(s.authenticate(s.rateLimit(s.validStrings(s.idempotent(apiMux))))))))
@@ -41,6 +42,8 @@ func (s *server) routes() http.Handler {
 	mux.Handle("/api/v1/webhooks", maturityHeader("beta", api))
 	mux.Handle("/api/v1/webhooks/", maturityHeader("beta", api))
 	mux.Handle("/v1/analytics/", maturityHeader("beta", api))
+	mux.Handle("/v1/moderation/", maturityHeader("alpha", api))
+	mux.Handle("/v1/reports", maturityHeader("alpha", api))
 
 	// OAuth 2.0 (API document 4.1): pages for people, endpoints for clients.
 	mux.Handle("GET /oauth/authorize", route("GET /oauth/authorize", s.web.Authorize()))

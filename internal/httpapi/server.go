@@ -26,6 +26,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/idempotency"
 	"github.com/matchpoint-api/matchpoint/internal/matching"
 	"github.com/matchpoint-api/matchpoint/internal/messaging"
+	"github.com/matchpoint-api/matchpoint/internal/moderation"
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/oauth"
 	"github.com/matchpoint-api/matchpoint/internal/ratelimit"
@@ -69,6 +70,7 @@ type Deps struct {
 	// gets a heartbeat (default 15 s).
 	Stream          *stream.Hub
 	StreamHeartbeat time.Duration
+	Moderation      *moderation.Service // screens texts; reports, the review queue, suspensions
 }
 
 type server struct {
@@ -102,6 +104,7 @@ type server struct {
 
 	stream          *stream.Hub
 	streamHeartbeat time.Duration
+	moderation      *moderation.Service
 }
 
 var installErrors sync.Once
@@ -126,6 +129,7 @@ func New(d Deps) http.Handler {
 		requests: d.Requests, analytics: d.Analytics,
 		messaging: d.Messaging,
 		stream:    d.Stream, streamHeartbeat: d.StreamHeartbeat,
+		moderation: d.Moderation,
 	}
 	if s.streamHeartbeat <= 0 {
 		s.streamHeartbeat = 15 * time.Second

@@ -158,7 +158,7 @@ func (s *server) serveStream(hctx huma.Context, c *stream.Conn, p *auth.Principa
 			// The credential is checked again at every heartbeat: a revoked
 			// key or token, or an expired one, ends the stream (its client
 			// then gets 401 on reconnecting) instead of keeping it open.
-			if now, err := s.principal(r); err != nil || now.UserID != p.UserID || !now.Has(auth.ScopeRead) {
+			if now, err := s.principal(r); err != nil || now.UserID != p.UserID || !now.Has(auth.ScopeRead) || s.suspended(now) {
 				send(text(": the credential is no longer valid\n\n"))
 				flush()
 				return

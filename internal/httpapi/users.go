@@ -9,6 +9,7 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
+	"github.com/matchpoint-api/matchpoint/internal/moderation"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
@@ -212,7 +213,11 @@ func (s *server) registerUsers() {
 					Message: "the username, a login identity, is changed only with an API key or a first-party application, not by third-party applications"}
 			}
 		}
-		u, err := s.users.Update(ctx, p.UserID, in.Body.domain())
+		u, err := screened(ctx, s, p.UserID, moderation.TargetUser, p.UserID, moderation.ContextProfile, profileTexts(&in.Body),
+			func() (*users.User, string, error) {
+				u, err := s.users.Update(ctx, p.UserID, in.Body.domain())
+				return u, p.UserID, err
+			})
 		if err != nil {
 			return nil, err
 		}

@@ -30,6 +30,10 @@ const (
 	Session      = "ses_"
 	Verification = "ver_"
 	Device       = "dev_"
+	// Safety and moderation.
+	Report             = "rpt_"
+	Case               = "cas_"
+	ModerationDecision = "dec_"
 )
 
 var enc = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)

@@ -70,6 +70,9 @@ func (s *Service) Send(ctx context.Context, convID, senderID, body, replyTo stri
 		if err != nil {
 			return err
 		}
+		if err := s.notifyNew(ctx, l, m, readers, now); err != nil {
+			return err
+		}
 		ev, err := outbox.New(now, outbox.MessageSent, senderID, "message", payloadOf(m))
 		if err != nil {
 			return err
@@ -78,10 +81,10 @@ func (s *Service) Send(ctx context.Context, convID, senderID, body, replyTo stri
 		if err := l.Record(ctx, &ev); err != nil {
 			return err
 		}
-		if err := l.Stream(ctx, readers, StreamSent, map[string]any{"message": ViewOf(m)}, now); err != nil {
-			return err
-		}
-		return s.notifyNew(ctx, l, m, readers, now)
+		// Last, just before the commit: a stream row's number is taken when
+		// it is written, and the stream waits only so long for a number
+		// whose transaction has yet to commit.
+		return l.Stream(ctx, readers, StreamSent, map[string]any{"message": ViewOf(m)}, now)
 	})
 	return m, err
 }

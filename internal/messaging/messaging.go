@@ -96,6 +96,9 @@ type Message struct {
 	EditedAt       *time.Time
 	DeletedAt      *time.Time
 	SenderErased   bool // tombstoned when its sender's account was deleted
+	// Moderation is the moderation engine's answer (JSON) when it warned
+	// about the text; "" otherwise.
+	Moderation string
 }
 
 // Deleted reports a tombstone.

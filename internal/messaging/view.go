@@ -1,6 +1,9 @@
 package messaging
 
 import (
+	"encoding/json"
+
+	"github.com/matchpoint-api/matchpoint/internal/moderation"
 	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
@@ -19,6 +22,10 @@ type View struct {
 	EditedAt       *string `json:"edited_at" format:"date-time" doc:"Last edit; null if never edited"`
 	Deleted        bool    `json:"deleted" doc:"A tombstone: the message was deleted and its body is gone"`
 	DeletedAt      *string `json:"deleted_at" format:"date-time"`
+	// Set on the answer to its sender when moderation had a say: held
+	// (kept for a moderator, delivered if released), and the engine's answer.
+	Status     string             `json:"status,omitempty" enum:"held" doc:"held: kept for a moderator and not delivered; it goes out if a moderator releases it"`
+	Moderation *moderation.Result `json:"moderation,omitempty" doc:"The moderation engine's answer when it was not allow: warn (delivered; readers see it too, so their app can ask whether it bothers them), review (held, shown to its sender only; or delivered with support resources for self_harm)"`
 }
 
 // ViewOf renders a message.
@@ -33,6 +40,12 @@ func ViewOf(m *Message) View {
 	if m.ThreadID != "" {
 		t := m.ThreadID
 		v.ReplyTo = &t
+	}
+	if m.Moderation != "" && !m.Deleted() {
+		var r moderation.Result
+		if json.Unmarshal([]byte(m.Moderation), &r) == nil {
+			v.Moderation = &r
+		}
 	}
 	return v
 }

@@ -1,6 +1,8 @@
 package oauth
 
 import (
+	"github.com/matchpoint-api/matchpoint/internal/auth"
+
 	"context"
 	"time"
 )
@@ -67,6 +69,8 @@ type TokenInfo struct {
 	OwnerRole  string // role of the client's owner: system for first-party clients
 	ClientGone bool   // client revoked
 	UserGone   bool   // user deleted
+	// Suspension of the user's account, if any.
+	Suspension *auth.Suspension
 }
 
 // RefreshInfo is a refresh token with its grant. Every use of one follows
@@ -76,6 +80,8 @@ type RefreshInfo struct {
 	Token    RefreshToken
 	Grant    Grant
 	Username string
+	// Suspension of the user's account, if any: no new tokens while it holds.
+	Suspension *auth.Suspension
 }
 
 // Store is the persistence the OAuth server needs.

@@ -174,6 +174,10 @@ func (s *Service) Refresh(ctx context.Context, c *Client, token, scope string, s
 	if !now.Before(ri.Token.ExpiresAt) {
 		return nil, oerr(ErrInvalidGrant, "the refresh token has expired")
 	}
+	if ri.Suspension.ActiveAt(now) {
+		// The token stays unused: it works again when the suspension ends.
+		return nil, oerr(ErrInvalidGrant, "the account is suspended: %s", ri.Suspension.Err().Message)
+	}
 	scopes := ri.Grant.Scopes
 	if scopeSent {
 		asked := auth.ParseScopes(scope)
@@ -315,6 +319,7 @@ func (s *Service) AuthenticateAccessToken(ctx context.Context, token string) (*a
 		UserID: ti.Grant.UserID, Role: ti.UserRole, Scopes: auth.ForTier(ti.Token.Scopes, ti.OwnerTier),
 		ClientID: ti.Grant.ClientID, GrantID: ti.Grant.ID, FirstParty: ti.OwnerRole == auth.RoleSystem,
 		AccountID: ti.OwnerID, Tier: ti.OwnerTier, HourlyLimit: auth.HourlyLimit(ti.OwnerTier, ti.OwnerLimit),
+		Suspension: ti.Suspension,
 	}
 	if p.FirstParty {
 		p.AccountID, p.Tier, p.HourlyLimit = ti.Grant.UserID, ti.UserTier, auth.HourlyLimit(ti.UserTier, ti.UserLimit)

@@ -150,7 +150,7 @@ func (b *keyBatch) query(batch []*keyWait) (map[string]*apikeys.KeyInfo, error) 
 		ki := found[hash]
 		if ki == nil {
 			u.Sports, u.SkillLevels = []string{}, map[string]string{}
-			ki = &apikeys.KeyInfo{Key: *k, UserRole: u.Role, UserTier: u.Tier, UserLimit: u.RateLimit, UserGone: deleted.Valid, Owner: u}
+			ki = &apikeys.KeyInfo{Key: *k, UserRole: u.Role, UserTier: u.Tier, UserLimit: u.RateLimit, UserGone: deleted.Valid, Suspension: u.Suspension, Owner: u}
 			found[hash] = ki
 		}
 		if owner := ki.Owner.(*users.User); sport.Valid {

@@ -185,7 +185,8 @@ func (s *Matching) Excluded(ctx context.Context, userID string, now, declinedSin
 		UNION SELECT blocker_id FROM user_blocks WHERE blocked_id = $1
 		UNION SELECT user2_id FROM matches WHERE user1_id = $1 AND (status IN ('pending', 'accepted') OR (status = 'declined' AND closed_at > $2))
 		UNION SELECT user1_id FROM matches WHERE user2_id = $1 AND (status IN ('pending', 'accepted') OR (status = 'declined' AND closed_at > $2))
-		UNION SELECT candidate_id FROM match_impressions WHERE viewer_id = $1 AND suppressed_until > $3`,
+		UNION SELECT candidate_id FROM match_impressions WHERE viewer_id = $1 AND suppressed_until > $3
+		UNION SELECT id FROM users WHERE suspended_at IS NOT NULL AND (suspended_until IS NULL OR suspended_until > $3)`,
 		userID, micros(declinedSince), micros(now))
 	if err != nil {
 		return nil, fmt.Errorf("store: match exclusions: %w", err)

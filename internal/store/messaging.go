@@ -48,14 +48,14 @@ func scanMember(row scanner, extra ...any) (*messaging.MemberState, error) {
 }
 
 const messageColumns = `m.id, m.conversation_id, m.conv_seq, m.sender_id, COALESCE(m.thread_id, ''), m.reply_count, m.last_reply_at,
-	m.body, m.created_at, m.edited_at, m.deleted_at, m.sender_erased`
+	m.body, m.created_at, m.edited_at, m.deleted_at, m.sender_erased, m.moderation`
 
 func scanMessage(row scanner, extra ...any) (*messaging.Message, error) {
 	var m messaging.Message
 	var created int64
 	var lastReply, edited, deleted sql.NullInt64
 	if err := row.Scan(append([]any{&m.ID, &m.ConversationID, &m.Seq, &m.SenderID, &m.ThreadID, &m.ReplyCount, &lastReply,
-		&m.Body, &created, &edited, &deleted, &m.SenderErased}, extra...)...); err != nil {
+		&m.Body, &created, &edited, &deleted, &m.SenderErased, &m.Moderation}, extra...)...); err != nil {
 		return nil, err
 	}
 	m.CreatedAt, m.LastReplyAt, m.EditedAt, m.DeletedAt = fromMicros(created), fromNullMicros(lastReply), fromNullMicros(edited), fromNullMicros(deleted)

@@ -59,12 +59,16 @@ func (s *Messaging) Search(ctx context.Context, q *messaging.SearchQuery) ([]mes
 		// holds; on an expression, so the planner does not also walk the
 		// conversation's messages by their position index.
 		// The newest SearchWindow matches are ranked; the headline (the
-		// costly part) is made for the page alone.
+		// costly part) is made for the page alone. seq + 0: walking the
+		// primary key backwards and testing each message until enough
+		// match (the planner's pick for a LIMIT) reads a large part of the
+		// table when the words are rare in the caller's conversations;
+		// the GIN lookup and a sort of its matches is bounded by them.
 		query = `SELECT ` + messageColumns + `, ts_headline('english', m.body, ` + words + `, ` + opts + `) FROM (
 			SELECT m.*, ts_rank(m.search_vector, ` + words + `) AS rank
 			FROM messages m JOIN conversation_members cm ON cm.conversation_id = (m.conversation_id || '') AND cm.user_id = ` + viewer + ` AND cm.left_at IS NULL
 			WHERE numnode(` + words + `) > 0 AND m.search_vector @@ (` + words + ` && ` + inConvs + `::tsquery) AND ` + strings.Join(where, " AND ") + `
-			ORDER BY m.seq DESC LIMIT ` + a.add(messaging.SearchWindow) + `) m
+			ORDER BY m.seq + 0 DESC LIMIT ` + a.add(messaging.SearchWindow) + `) m
 			ORDER BY m.rank DESC, m.seq DESC`
 	} else {
 		match := `body : (` + quoteAll(q.Terms, " ") + `) AND conversation_id : (` + quoteAll(convs, " OR ") + `)`

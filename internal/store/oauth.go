@@ -178,13 +178,13 @@ func (s *OAuth) RefreshByHash(ctx context.Context, hash string) (*oauth.RefreshI
 	var ri oauth.RefreshInfo
 	var gScope string
 	var gCreated, created, expires int64
-	var gRevoked, used sql.NullInt64
+	var gRevoked, used, suspended, suspendedUntil sql.NullInt64
 	err := s.db.QueryRowContext(ctx, `SELECT t.id, t.token_hash, t.grant_id, t.created_at, t.expires_at, t.used_at,
-		`+grantColumns+`, u.username
+		`+grantColumns+`, u.username, u.suspended_at, u.suspended_until
 		FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN users u ON u.id = g.user_id
 		WHERE t.token_hash = $1`, hash).
 		Scan(&ri.Token.ID, &ri.Token.Hash, &ri.Token.GrantID, &created, &expires, &used,
-			&ri.Grant.ID, &ri.Grant.ClientID, &ri.Grant.UserID, &gScope, &gCreated, &gRevoked, &ri.Username)
+			&ri.Grant.ID, &ri.Grant.ClientID, &ri.Grant.UserID, &gScope, &gCreated, &gRevoked, &ri.Username, &suspended, &suspendedUntil)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, apperr.NotFoundf("no such refresh token")
 	}
@@ -193,6 +193,7 @@ func (s *OAuth) RefreshByHash(ctx context.Context, hash string) (*oauth.RefreshI
 	}
 	ri.Token.CreatedAt, ri.Token.ExpiresAt, ri.Token.UsedAt = fromMicros(created), fromMicros(expires), fromNullMicros(used)
 	scanGrantInto(&ri.Grant, &gScope, &gCreated, &gRevoked)
+	ri.Suspension = auth.SuspensionOf(fromNullMicros(suspended), fromNullMicros(suspendedUntil))
 	return &ri, nil
 }
 
@@ -220,16 +221,16 @@ func (s *OAuth) AccessTokenByHash(ctx context.Context, hash string) (*oauth.Toke
 	var ti oauth.TokenInfo
 	var scope, gScope string
 	var created, expires, gCreated int64
-	var revoked, gRevoked, clientRevoked, userDeleted, userLimit, ownerLimit sql.NullInt64
+	var revoked, gRevoked, clientRevoked, userDeleted, userLimit, ownerLimit, suspended, suspendedUntil sql.NullInt64
 	err := s.db.QueryRowContext(ctx, `SELECT t.id, t.token_hash, t.grant_id, t.scope, t.created_at, t.expires_at, t.revoked_at,
-		`+grantColumns+`, u.role, u.username, u.tier, u.rate_limit, o.id, o.tier, o.rate_limit, o.role, c.revoked_at, u.deleted_at
+		`+grantColumns+`, u.role, u.username, u.tier, u.rate_limit, o.id, o.tier, o.rate_limit, o.role, c.revoked_at, u.deleted_at, u.suspended_at, u.suspended_until
 		FROM oauth_access_tokens t JOIN oauth_grants g ON g.id = t.grant_id
 		JOIN oauth_clients c ON c.id = g.client_id JOIN users o ON o.id = c.owner_id JOIN users u ON u.id = g.user_id
 		WHERE t.token_hash = $1`, hash).
 		Scan(&ti.Token.ID, &ti.Token.Hash, &ti.Token.GrantID, &scope, &created, &expires, &revoked,
 			&ti.Grant.ID, &ti.Grant.ClientID, &ti.Grant.UserID, &gScope, &gCreated, &gRevoked,
 			&ti.UserRole, &ti.Username, &ti.UserTier, &userLimit, &ti.OwnerID, &ti.OwnerTier, &ownerLimit, &ti.OwnerRole,
-			&clientRevoked, &userDeleted)
+			&clientRevoked, &userDeleted, &suspended, &suspendedUntil)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, apperr.NotFoundf("no such access token")
 	}
@@ -240,6 +241,7 @@ func (s *OAuth) AccessTokenByHash(ctx context.Context, hash string) (*oauth.Toke
 	ti.Token.CreatedAt, ti.Token.ExpiresAt, ti.Token.RevokedAt = fromMicros(created), fromMicros(expires), fromNullMicros(revoked)
 	scanGrantInto(&ti.Grant, &gScope, &gCreated, &gRevoked)
 	ti.ClientGone, ti.UserGone = clientRevoked.Valid, userDeleted.Valid
+	ti.Suspension = auth.SuspensionOf(fromNullMicros(suspended), fromNullMicros(suspendedUntil))
 	if userLimit.Valid {
 		ti.UserLimit = &userLimit.Int64
 	}

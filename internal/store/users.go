@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/outbox"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 )
@@ -26,7 +27,7 @@ var _ users.Store = (*Users)(nil)
 
 const userColumns = `id, COALESCE(email, ''), COALESCE(email_key, ''), username, username_key, first_name, last_name, COALESCE(password_hash, ''),
 	location, latitude, longitude, travel_radius_km, bio, timezone, availability,
-	profile_visibility, discoverable, show_location, verified, role, tier, rate_limit, created_at, updated_at, location_source`
+	profile_visibility, discoverable, show_location, verified, role, tier, rate_limit, created_at, updated_at, location_source, suspended_at, suspended_until`
 
 type scanner interface{ Scan(...any) error }
 
@@ -36,10 +37,11 @@ func scanUser(row scanner, extra ...any) (*users.User, error) {
 	var limit sql.NullInt64
 	var avail string
 	var created, updated int64
+	var suspended, suspendedUntil sql.NullInt64
 	dest := append([]any{&u.ID, &u.Email, &u.EmailKey, &u.Username, &u.UsernameKey, &u.FirstName, &u.LastName, &u.PasswordHash,
 		&u.Location, &lat, &lon, &u.TravelRadiusKM, &u.Bio, &u.Timezone, &avail,
 		&u.Privacy.ProfileVisibility, &u.Privacy.Discoverable, &u.Privacy.ShowLocation, &u.Verified,
-		&u.Role, &u.Tier, &limit, &created, &updated, &u.LocationSource}, extra...)
+		&u.Role, &u.Tier, &limit, &created, &updated, &u.LocationSource, &suspended, &suspendedUntil}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -53,6 +55,7 @@ func scanUser(row scanner, extra ...any) (*users.User, error) {
 		return nil, fmt.Errorf("store: user %s availability: %w", u.ID, err)
 	}
 	u.CreatedAt, u.UpdatedAt = fromMicros(created), fromMicros(updated)
+	u.Suspension = auth.SuspensionOf(fromNullMicros(suspended), fromNullMicros(suspendedUntil))
 	return &u, nil
 }
 

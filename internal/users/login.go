@@ -54,6 +54,11 @@ func (s *Service) Login(ctx context.Context, login, password string) (*User, err
 	if err := s.throttle.ResetLoginFailures(ctx, cs[0].key); err != nil {
 		return nil, err
 	}
+	if u.Suspension.ActiveAt(s.clock.Now()) {
+		// The password was right: say why, so the person knows to wait or appeal.
+		e := u.Suspension.Err()
+		return nil, &apperr.Error{Kind: apperr.Forbidden, Code: e.Code, Message: e.Message + " You cannot sign in until then; you may appeal the decision.", SuspendedUntil: e.SuspendedUntil}
+	}
 	audit.Event(ctx, slog.LevelInfo, audit.LoginSucceeded, who)
 	return u, nil
 }

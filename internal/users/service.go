@@ -181,7 +181,8 @@ func (s *Service) View(ctx context.Context, viewerID, id string) (*User, error) 
 	if err != nil {
 		return nil, err
 	}
-	if u.ID != viewerID && (u.Privacy.ProfileVisibility == VisibilityPrivate || u.Role == auth.RoleSystem) {
+	// A suspended account is out of sight until the suspension ends.
+	if u.ID != viewerID && (u.Privacy.ProfileVisibility == VisibilityPrivate || u.Role == auth.RoleSystem || u.Suspension.ActiveAt(s.clock.Now())) {
 		return nil, noUser(id)
 	}
 	if u.ID != viewerID && s.relations != nil {

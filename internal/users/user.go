@@ -3,7 +3,11 @@
 // verification.
 package users
 
-import "time"
+import (
+	"time"
+
+	"github.com/matchpoint-api/matchpoint/internal/auth"
+)
 
 // User is an account with its profile.
 type User struct {
@@ -33,8 +37,11 @@ type User struct {
 	// RateLimit is a custom hourly request limit; nil means the tier's default.
 	RateLimit    *int64
 	PasswordHash string // empty: the account cannot sign in with a password
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Suspension is set while (or since) moderation suspended the account;
+	// see auth.Suspension.ActiveAt.
+	Suspension *auth.Suspension
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // Slot is one weekly availability window, in the user's time zone.

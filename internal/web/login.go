@@ -87,7 +87,7 @@ func (p *Pages) LoginSubmit() http.Handler {
 		login := f.Get("login")
 		u, err := p.cfg.Users.Login(r.Context(), login, f.Get("password"))
 		if err != nil {
-			e, ok := showable(err, apperr.Unauthenticated, apperr.RateLimited)
+			e, ok := showable(err, apperr.Unauthenticated, apperr.RateLimited, apperr.Forbidden)
 			if !ok {
 				p.serverError(w, r, err)
 				return
