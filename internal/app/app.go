@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/matchpoint-api/matchpoint/internal/analytics"
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/clientip"
 	"github.com/matchpoint-api/matchpoint/internal/clock"
@@ -74,6 +75,13 @@ type App struct {
 	retention store.Retention
 	cfg       config.Config // what the background workers are configured with
 	log       *slog.Logger
+
+	// Request analytics: counted in memory, flushed every AnalyticsFlush.
+	Requests          *analytics.Recorder
+	Analytics         *analytics.Service
+	analyticsFlush    time.Duration
+	analyticsRetained analytics.Retention
+	deps              httpapi.Deps // what Handler serves
 }
 
 // Options are what tests and benchmarks may replace.
@@ -163,6 +171,9 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	if a.Webhooks, err = newWebhooks(ctx, db, cfg, clk, opts.Logger); err != nil {
 		return nil, err
 	}
+	if err := assembleAnalytics(a, db, cfg, opts, pages); err != nil {
+		return nil, err
+	}
 	assembleModeration(a, cfg, clk, opts.Logger)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -178,7 +189,7 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 	go func() { defer close(streamDone); a.Stream.Run(sctx) }()
 	var once sync.Once
 	a.stopStream = func() { once.Do(func() { stopStream(); <-streamDone }) }
-	a.Handler = httpapi.New(httpapi.Deps{
+	a.deps = httpapi.Deps{
 		BaseURL: cfg.BaseURL, DocsURL: cfg.DocsURL, Version: Version,
 		Users: a.Users, OAuth: a.OAuth, Keys: a.Keys, Idem: idempotency.NewService(store.NewIdempotency(db), clk),
 		Web: pages, Ready: db.PingContext, Logger: opts.Logger, Registry: reg, ClientIP: clientip.New(proxies),
@@ -186,9 +197,11 @@ func assemble(ctx context.Context, db *store.DB, cfg config.Config, opts Options
 		Webhooks: a.Webhooks, Matching: a.Matching, Places: geo.Default,
 		Notifications: a.Notifications, Events: a.Events,
 		Messaging: a.Messaging,
-		Stream:    a.Stream, StreamHeartbeat: cfg.Stream.Heartbeat,
+		Requests:  a.Requests, Analytics: a.Analytics,
+		Stream: a.Stream, StreamHeartbeat: cfg.Stream.Heartbeat,
 		Moderation: a.Moderation,
-	})
+	}
+	a.Handler = httpapi.New(a.deps)
 	// Load the gazetteer now, beside everything else, rather than on the
 	// first request that resolves a place: that request would otherwise wait
 	// seconds for it. Loading happens once per process.

@@ -41,6 +41,7 @@ func (a *App) workers(cfg config.Config, log *slog.Logger) []worker {
 		{"event-reminders", func(ctx context.Context) {
 			a.RunEventReminders(ctx, orDefault(cfg.EventReminderInterval, eventReminderEvery), log)
 		}},
+		{"analytics", func(ctx context.Context) { a.RunAnalytics(ctx, log) }},
 		{"moderation-signals", func(ctx context.Context) { a.RunModerationSignals(ctx, log) }},
 	}
 }

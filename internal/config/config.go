@@ -41,6 +41,10 @@ type Config struct {
 	// EventReminderInterval is how often each node sends due event reminders
 	// (zero: every minute).
 	EventReminderInterval time.Duration
+	// Request analytics: how often each node adds its counts to the
+	// database, and how long hourly and daily rollups are kept.
+	AnalyticsFlushInterval time.Duration
+	AnalyticsRetention     time.Duration
 
 	// Rate limits: counters in Redis when RedisURL is set (several nodes),
 	// in process otherwise. AnonymousLimit is the hourly allowance per client
@@ -118,6 +122,7 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Config {
 	registerWebhooks(fs, getenv, c)
 	registerMatching(fs, getenv, c)
 	registerEvents(fs, getenv, c)
+	registerAnalytics(fs, getenv, c)
 	registerNotifications(fs, env, c)
 	registerStream(fs, getenv, c)
 	registerModeration(fs, getenv, c)
@@ -204,6 +209,9 @@ func (c *Config) Validate() error {
 		return errors.New("config: outbox retention must be positive")
 	}
 	if err := c.validateWebhooks(); err != nil {
+		return err
+	}
+	if err := c.validateAnalytics(); err != nil {
 		return err
 	}
 	if err := c.validateStream(); err != nil {

@@ -41,7 +41,7 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 			s.limitAnonymous(w, r, func() { s.unauthorized(w, r, err) })
 			return
 		}
-		setUser(r.Context(), p.UserID)
+		setCaller(r.Context(), p)
 		if s.suspended(p) && !suspendedMayUse(r) {
 			// Every credential of a suspended account: keys and tokens alike,
 			// still counted against the paying account's allowance.

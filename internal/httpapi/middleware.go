@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/auth"
 )
 
 type ctxKey int
@@ -53,6 +54,7 @@ func newRequestID() string {
 // holds ids) and the calling account.
 type requestInfo struct {
 	route, userID string
+	principal     *auth.Principal // the caller, for request analytics
 	// secretFields are top-level fields of the response body that must not
 	// be kept at rest (the idempotency record): a replay omits them.
 	secretFields []string
@@ -76,12 +78,6 @@ func secretFieldsOf(ctx context.Context) []string {
 		return ri.secretFields
 	}
 	return nil
-}
-
-func setUser(ctx context.Context, userID string) {
-	if ri, ok := ctx.Value(routeKey).(*requestInfo); ok {
-		ri.userID = userID
-	}
 }
 
 // recorder remembers the status and size a handler wrote and, when tee is
@@ -175,6 +171,7 @@ func (s *server) observe(next http.Handler) http.Handler {
 			elapsed := time.Since(start)
 			s.metrics.requests.WithLabelValues(r.Method, route, strconv.Itoa(rec.status)).Inc()
 			s.metrics.duration.WithLabelValues(r.Method, route).Observe(elapsed.Seconds())
+			s.countRequest(ri, route, rec.status, elapsed)
 			attrs := []slog.Attr{
 				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
 				slog.Int("status", rec.status), slog.Int("bytes", rec.bytes), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),

@@ -26,6 +26,7 @@ func (s *server) routes() http.Handler {
 	s.registerBlocks()
 	s.registerNotifications()
 	s.registerEvents()
+	s.registerAnalytics()
 	s.registerConversations()
 	s.registerMessages()
 	s.registerStream()
@@ -40,6 +41,7 @@ func (s *server) routes() http.Handler {
 	mux.Handle("/api/v1/", api)
 	mux.Handle("/api/v1/webhooks", maturityHeader("beta", api))
 	mux.Handle("/api/v1/webhooks/", maturityHeader("beta", api))
+	mux.Handle("/v1/analytics/", maturityHeader("beta", api))
 	mux.Handle("/v1/moderation/", maturityHeader("alpha", api))
 	mux.Handle("/v1/reports", maturityHeader("alpha", api))
 
@@ -60,6 +62,7 @@ func (s *server) routes() http.Handler {
 	mux.Handle("POST /signup", route("POST /signup", s.web.SignupSubmit()))
 	mux.Handle("POST /logout", route("POST /logout", s.web.Logout()))
 	mux.Handle("GET /assets/", route("GET /assets/", s.web.Assets()))
+	s.dashboardRoutes(mux) // the developer dashboard
 
 	// Documentation, served from the binary.
 	mux.Handle("GET /openapi.json", route("GET /openapi.json", s.openAPIDocument()))

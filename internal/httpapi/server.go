@@ -16,6 +16,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/matchpoint-api/matchpoint/internal/analytics"
 	"github.com/matchpoint-api/matchpoint/internal/apikeys"
 	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/clientip"
@@ -60,7 +61,11 @@ type Deps struct {
 	Matching       *matching.Service
 	Places         func() *geo.Gazetteer // the gazetteer, loaded on first use
 	Notifications  *notifications.Service
-	Messaging      *messaging.Service
+	// Request analytics: Requests counts every request made with a
+	// credential (nil: nothing is counted); Analytics reads the reports.
+	Requests  *analytics.Recorder
+	Analytics *analytics.Service
+	Messaging *messaging.Service
 	// The real-time stream: this node's hub, and how often an idle stream
 	// gets a heartbeat (default 15 s).
 	Stream          *stream.Hub
@@ -93,6 +98,8 @@ type server struct {
 	matching       *matching.Service
 	places         func() *geo.Gazetteer
 	notifications  *notifications.Service
+	requests       *analytics.Recorder
+	analytics      *analytics.Service
 	messaging      *messaging.Service
 
 	stream          *stream.Hub
@@ -119,6 +126,7 @@ func New(d Deps) http.Handler {
 		problems: &problems{docsURL: d.DocsURL}, clientIP: d.ClientIP,
 		matching: d.Matching, places: d.Places,
 		notifications: d.Notifications, events: d.Events,
+		requests: d.Requests, analytics: d.Analytics,
 		messaging: d.Messaging,
 		stream:    d.Stream, streamHeartbeat: d.StreamHeartbeat,
 		moderation: d.Moderation,

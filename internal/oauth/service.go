@@ -46,33 +46,9 @@ var DefaultClientScopes = []string{auth.ScopeRead, auth.ScopeWrite, auth.ScopePr
 // RegisterClient creates a client and returns its secret (empty if public),
 // which is shown this once and stored only as a hash.
 func (s *Service) RegisterClient(ctx context.Context, spec ClientSpec) (*Client, string, error) {
-	name := strings.TrimSpace(spec.Name)
-	if name == "" || len(name) > 100 {
-		return nil, "", apperr.InvalidParam("name", "invalid_name", "name must be 1 to 100 characters")
-	}
-	if len(spec.RedirectURIs) == 0 || len(spec.RedirectURIs) > 20 {
-		return nil, "", apperr.InvalidParam("redirect_uris", "invalid_redirect_uri", "register 1 to 20 redirect URIs")
-	}
-	for i, u := range spec.RedirectURIs {
-		if why := CheckRedirectURI(u); why != "" {
-			return nil, "", apperr.InvalidParam("redirect_uris["+strconv.Itoa(i)+"]", "invalid_redirect_uri", "redirect URI %q %s", u, why)
-		}
-	}
-	scopes := spec.Scopes
-	if len(scopes) == 0 {
-		scopes = DefaultClientScopes
-	}
-	ownerTier, err := s.store.AccountTier(ctx, spec.OwnerID)
+	name, scopes, ownerTier, err := s.checkApp(ctx, spec.OwnerID, spec.Name, spec.RedirectURIs, spec.Scopes)
 	if err != nil {
 		return nil, "", err
-	}
-	for _, sc := range scopes {
-		if !auth.KnownScope(sc) {
-			return nil, "", apperr.InvalidParam("scopes", "invalid_scope", "unknown scope %q", sc)
-		}
-		if !auth.TierAllows(sc, ownerTier) {
-			return nil, "", apperr.InvalidParam("scopes", "invalid_scope", "the admin scope needs an Enterprise account")
-		}
 	}
 	grants := spec.GrantTypes
 	if len(grants) == 0 {
@@ -97,6 +73,40 @@ func (s *Service) RegisterClient(ctx context.Context, spec ClientSpec) (*Client,
 		return nil, "", err
 	}
 	return c, secret, nil
+}
+
+// checkApp validates what registering or editing an app sets: its name,
+// redirect URIs and scopes (empty: the default ones), within what the
+// owner's tier allows.
+func (s *Service) checkApp(ctx context.Context, ownerID, name string, uris, scopes []string) (string, []string, string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 100 {
+		return "", nil, "", apperr.InvalidParam("name", "invalid_name", "name must be 1 to 100 characters")
+	}
+	if len(uris) == 0 || len(uris) > 20 {
+		return "", nil, "", apperr.InvalidParam("redirect_uris", "invalid_redirect_uri", "register 1 to 20 redirect URIs")
+	}
+	for i, u := range uris {
+		if why := CheckRedirectURI(u); why != "" {
+			return "", nil, "", apperr.InvalidParam("redirect_uris["+strconv.Itoa(i)+"]", "invalid_redirect_uri", "redirect URI %q %s", u, why)
+		}
+	}
+	if len(scopes) == 0 {
+		scopes = DefaultClientScopes
+	}
+	ownerTier, err := s.store.AccountTier(ctx, ownerID)
+	if err != nil {
+		return "", nil, "", err
+	}
+	for _, sc := range scopes {
+		if !auth.KnownScope(sc) {
+			return "", nil, "", apperr.InvalidParam("scopes", "invalid_scope", "unknown scope %q", sc)
+		}
+		if !auth.TierAllows(sc, ownerTier) {
+			return "", nil, "", apperr.InvalidParam("scopes", "invalid_scope", "the admin scope needs an Enterprise account")
+		}
+	}
+	return name, scopes, ownerTier, nil
 }
 
 // Client returns a live client, or NotFound.

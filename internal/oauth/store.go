@@ -86,6 +86,7 @@ type RefreshInfo struct {
 
 // Store is the persistence the OAuth server needs.
 type Store interface {
+	AppStore
 	// AccountTier returns the tier of a live account, or apperr NotFound.
 	AccountTier(ctx context.Context, userID string) (string, error)
 	CreateClient(ctx context.Context, c *Client) error

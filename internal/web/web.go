@@ -44,6 +44,7 @@ type Pages struct {
 	// Cookie names: with the __Host- prefix over https, so that no other
 	// host (a sibling subdomain) can set or overwrite them.
 	sessionCookie, csrfCookie string
+	dash                      *Dashboard // the developer dashboard, once set
 }
 
 // New parses the templates and returns the pages.
