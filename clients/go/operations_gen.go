@@ -50,14 +50,18 @@ var Operations = map[string]string{
 	"get-conversation":                    "GetConversation",
 	"get-event":                           "GetEvent",
 	"get-match":                           "GetMatch",
+	"get-matching-metrics":                "GetMatchingMetrics",
 	"get-me":                              "GetMe",
 	"get-message":                         "GetMessage",
 	"get-moderation-case":                 "GetModerationCase",
+	"get-my-activity":                     "GetMyActivity",
 	"get-my-reliability":                  "GetMyReliability",
 	"get-notification":                    "GetNotification",
 	"get-notification-settings":           "GetNotificationSettings",
+	"get-platform-metrics":                "GetPlatformMetrics",
 	"get-rsvp":                            "GetRSVP",
 	"get-thread":                          "GetThread",
+	"get-usage":                           "GetUsage",
 	"get-user":                            "GetUser",
 	"get-vapid-public-key":                "GetVAPIDPublicKey",
 	"get-verification":                    "GetVerification",
@@ -477,6 +481,36 @@ func (c *Client) GetMatch(ctx context.Context, id string, opts ...RequestOption)
 	return out, nil
 }
 
+// GetMatchingMetricsParams are the query and header parameters of GetMatchingMetrics.
+type GetMatchingMetricsParams struct {
+	// Start (RFC 3339), rounded down to the bucket; default: 24 hours or 30 days before to
+	From *time.Time
+	// End, exclusive, rounded up to the bucket; default: the end of the current bucket
+	To *time.Time
+}
+
+func (p *GetMatchingMetricsParams) encode() (url.Values, http.Header) {
+	q, h := url.Values{}, http.Header{}
+	if p == nil {
+		return q, h
+	}
+	addParam(q.Add, "from", p.From)
+	addParam(q.Add, "to", p.To)
+	return q, h
+}
+
+// GetMatchingMetrics: Match acceptance by sport and distance (operators).
+//
+// GET /v1/analytics/matching (operationId get-matching-metrics).
+func (c *Client) GetMatchingMetrics(ctx context.Context, params *GetMatchingMetricsParams, opts ...RequestOption) (*MatchingReport, error) {
+	q, h := params.encode()
+	out := new(MatchingReport)
+	if err := c.do(ctx, request{method: "GET", path: "/v1/analytics/matching", query: q, header: h, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GetMe: Your profile.
 //
 // GET /v1/users/me (operationId get-me).
@@ -510,6 +544,17 @@ func (c *Client) GetModerationCase(ctx context.Context, id string, opts ...Reque
 	return out, nil
 }
 
+// GetMyActivity: Your activity.
+//
+// GET /v1/users/me/activity (operationId get-my-activity).
+func (c *Client) GetMyActivity(ctx context.Context, opts ...RequestOption) (*Activity, error) {
+	out := new(Activity)
+	if err := c.do(ctx, request{method: "GET", path: "/v1/users/me/activity", query: nil, header: nil, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GetMyReliability: Your reliability.
 //
 // GET /v1/users/me/reliability (operationId get-my-reliability).
@@ -538,6 +583,38 @@ func (c *Client) GetNotification(ctx context.Context, id string, opts ...Request
 func (c *Client) GetNotificationSettings(ctx context.Context, opts ...RequestOption) (*NotificationSettings, error) {
 	out := new(NotificationSettings)
 	if err := c.do(ctx, request{method: "GET", path: "/v1/users/me/notification-settings", query: nil, header: nil, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetPlatformMetricsParams are the query and header parameters of GetPlatformMetrics.
+type GetPlatformMetricsParams struct {
+	// Start (RFC 3339), rounded down to the bucket; default: 24 hours or 30 days before to
+	From *time.Time
+	// End, exclusive, rounded up to the bucket; default: the end of the current bucket
+	To          *time.Time
+	Granularity *string
+}
+
+func (p *GetPlatformMetricsParams) encode() (url.Values, http.Header) {
+	q, h := url.Values{}, http.Header{}
+	if p == nil {
+		return q, h
+	}
+	addParam(q.Add, "from", p.From)
+	addParam(q.Add, "to", p.To)
+	addParam(q.Add, "granularity", p.Granularity)
+	return q, h
+}
+
+// GetPlatformMetrics: Product metrics of the platform (operators).
+//
+// GET /v1/analytics/platform (operationId get-platform-metrics).
+func (c *Client) GetPlatformMetrics(ctx context.Context, params *GetPlatformMetricsParams, opts ...RequestOption) (*ListPlatformBucket, error) {
+	q, h := params.encode()
+	out := new(ListPlatformBucket)
+	if err := c.do(ctx, request{method: "GET", path: "/v1/analytics/platform", query: q, header: h, body: nil, form: false, auth: true}, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -578,6 +655,41 @@ func (c *Client) GetThread(ctx context.Context, id string, params *GetThreadPara
 	q, h := params.encode()
 	out := new(ListView)
 	if err := c.do(ctx, request{method: "GET", path: "/v1/messages/" + url.PathEscape(id) + "/thread", query: q, header: h, body: nil, form: false, auth: true}, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetUsageParams are the query and header parameters of GetUsage.
+type GetUsageParams struct {
+	// Start (RFC 3339), rounded down to the bucket; default: 24 hours or 30 days before to
+	From *time.Time
+	// End, exclusive, rounded up to the bucket; default: the end of the current bucket
+	To          *time.Time
+	Granularity *string
+	// Split each bucket by operation or by credential
+	GroupBy *string
+}
+
+func (p *GetUsageParams) encode() (url.Values, http.Header) {
+	q, h := url.Values{}, http.Header{}
+	if p == nil {
+		return q, h
+	}
+	addParam(q.Add, "from", p.From)
+	addParam(q.Add, "to", p.To)
+	addParam(q.Add, "granularity", p.Granularity)
+	addParam(q.Add, "group_by", p.GroupBy)
+	return q, h
+}
+
+// GetUsage: Your account's API usage.
+//
+// GET /v1/analytics/usage (operationId get-usage).
+func (c *Client) GetUsage(ctx context.Context, params *GetUsageParams, opts ...RequestOption) (*ListUsageBucket, error) {
+	q, h := params.encode()
+	out := new(ListUsageBucket)
+	if err := c.do(ctx, request{method: "GET", path: "/v1/analytics/usage", query: q, header: h, body: nil, form: false, auth: true}, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil

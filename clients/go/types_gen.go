@@ -24,11 +24,35 @@ type APIKey struct {
 	Scopes     []string   `json:"scopes"`
 }
 
+type Acceptance struct {
+	AcceptanceRate *float64 `json:"acceptance_rate"`
+	Accepted       int64    `json:"accepted"`
+	// Distance between the two people in km: 0-5, 5-10, 10-25, 25+, or unknown
+	Band string `json:"band,omitempty"`
+	// Requests closed in the range
+	Closed int64  `json:"closed"`
+	Sport  string `json:"sport,omitempty"`
+}
+
 type AckWebhookDeliveryRequest struct {
 	DurationMS float64 `json:"duration_ms"`
 	Error      *string `json:"error,omitempty"`
 	// The local endpoint's status; 0 when it did not answer
 	StatusCode int64 `json:"status_code"`
+}
+
+type Activity struct {
+	// Check-ins
+	EventsAttended        int64 `json:"events_attended"`
+	EventsCreated         int64 `json:"events_created"`
+	MatchRequestsReceived int64 `json:"match_requests_received"`
+	MatchRequestsSent     int64 `json:"match_requests_sent"`
+	// Accepted matches
+	Matches      int64  `json:"matches"`
+	MessagesSent int64  `json:"messages_sent"`
+	Object       string `json:"object"`
+	// Share of the events you answered going (and attendance was taken) that you attended, over a year; null if none
+	Reliability *float64 `json:"reliability"`
 }
 
 type AddConversationMembersRequest struct {
@@ -468,6 +492,14 @@ type ListPlace struct {
 	Object     string `json:"object"`
 }
 
+type ListPlatformBucket struct {
+	Data    []PlatformBucket `json:"data"`
+	HasMore bool             `json:"has_more"`
+	// Pass as cursor to get the next page
+	NextCursor string `json:"next_cursor,omitempty"`
+	Object     string `json:"object"`
+}
+
 type ListRecommendation struct {
 	Data    []Recommendation `json:"data"`
 	HasMore bool             `json:"has_more"`
@@ -502,6 +534,14 @@ type ListSport struct {
 
 type ListSportsEvent struct {
 	Data    []SportsEvent `json:"data"`
+	HasMore bool          `json:"has_more"`
+	// Pass as cursor to get the next page
+	NextCursor string `json:"next_cursor,omitempty"`
+	Object     string `json:"object"`
+}
+
+type ListUsageBucket struct {
+	Data    []UsageBucket `json:"data"`
 	HasMore bool          `json:"has_more"`
 	// Pass as cursor to get the next page
 	NextCursor string `json:"next_cursor,omitempty"`
@@ -593,6 +633,14 @@ type MatchStats struct {
 	Sent *Tally `json:"sent"`
 	// The sports most shared in your accepted matches, at most 5
 	TopSports []SportCount `json:"top_sports"`
+}
+
+type MatchingReport struct {
+	ByDistance []Acceptance `json:"by_distance"`
+	BySport    []Acceptance `json:"by_sport"`
+	From       time.Time    `json:"from"`
+	Object     string       `json:"object"`
+	To         time.Time    `json:"to"`
 }
 
 type MessageData struct {
@@ -887,6 +935,35 @@ type Place struct {
 	Object     string  `json:"object"`
 	Population int64   `json:"population"`
 	Timezone   string  `json:"timezone"`
+}
+
+type PlatformBucket struct {
+	// People who used the API that day
+	ActiveUsers int64 `json:"active_users"`
+	// Of the people going to events that started that day and took attendance, the share checked in; null if none
+	AttendanceRate *float64  `json:"attendance_rate"`
+	Checkins       int64     `json:"checkins"`
+	End            time.Time `json:"end"`
+	EventsCreated  int64     `json:"events_created"`
+	// Of the requests closed that day (accepted, declined, expired, cancelled), the share accepted; null if none
+	MatchAcceptanceRate *float64 `json:"match_acceptance_rate"`
+	// Match requests sent that day
+	MatchRequests int64 `json:"match_requests"`
+	// Match requests accepted that day
+	MatchesAccepted int64 `json:"matches_accepted"`
+	MessagesSent    int64 `json:"messages_sent"`
+	// In the 30 days ending that day
+	MonthlyActiveUsers int64 `json:"monthly_active_users"`
+	// RSVPs first given that day
+	Rsvps   int64     `json:"rsvps"`
+	Signups int64     `json:"signups"`
+	Start   time.Time `json:"start"`
+	// Deliveries created that day, tests aside
+	WebhookDeliveries int64 `json:"webhook_deliveries"`
+	// Of the deliveries finished that day, the share delivered; null if none
+	WebhookSuccessRate *float64 `json:"webhook_success_rate"`
+	// In the 7 days ending that day
+	WeeklyActiveUsers int64 `json:"weekly_active_users"`
 }
 
 type Privacy struct {
@@ -1316,6 +1393,20 @@ type UpdateWebhookRequest struct {
 	Description *string  `json:"description,omitempty"`
 	Events      []string `json:"events,omitempty"`
 	URL         *string  `json:"url,omitempty"`
+}
+
+type UsageBucket struct {
+	End       time.Time `json:"end"`
+	Errors4xx int64     `json:"errors_4xx"`
+	Errors5xx int64     `json:"errors_5xx"`
+	// The operation or credential of the line; empty without group_by
+	Group string `json:"group"`
+	// Latency percentiles in the service, within 2 %
+	P50MS    float64   `json:"p50_ms"`
+	P95MS    float64   `json:"p95_ms"`
+	P99MS    float64   `json:"p99_ms"`
+	Requests int64     `json:"requests"`
+	Start    time.Time `json:"start"`
 }
 
 type UserCreatedEventData struct {

@@ -35,14 +35,18 @@ export const OPERATION_IDS: readonly string[] = [
   "get-conversation",
   "get-event",
   "get-match",
+  "get-matching-metrics",
   "get-me",
   "get-message",
   "get-moderation-case",
+  "get-my-activity",
   "get-my-reliability",
   "get-notification",
   "get-notification-settings",
+  "get-platform-metrics",
   "get-rsvp",
   "get-thread",
+  "get-usage",
   "get-user",
   "get-vapid-public-key",
   "get-verification",
@@ -280,6 +284,11 @@ export class Operations extends Core {
     return this.request({ method: "GET", path: `/v1/matches/${encodeURIComponent(id)}`, accept: "json", operationId: "get-match" }, options);
   }
 
+  /** Match acceptance by sport and distance (operators) (GET /v1/analytics/matching, operationId get-matching-metrics) */
+  getMatchingMetrics(query?: operations["get-matching-metrics"]["parameters"]["query"], options?: RequestOptions): Promise<operations["get-matching-metrics"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "GET", path: `/v1/analytics/matching`, query, accept: "json", operationId: "get-matching-metrics" }, options);
+  }
+
   /** Your profile (GET /v1/users/me, operationId get-me) */
   getMe(options?: RequestOptions): Promise<operations["get-me"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "GET", path: `/v1/users/me`, accept: "json", operationId: "get-me" }, options);
@@ -293,6 +302,11 @@ export class Operations extends Core {
   /** A case with its reports (operators) (GET /v1/moderation/cases/{id}, operationId get-moderation-case) */
   getModerationCase(id: string, options?: RequestOptions): Promise<operations["get-moderation-case"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "GET", path: `/v1/moderation/cases/${encodeURIComponent(id)}`, accept: "json", operationId: "get-moderation-case" }, options);
+  }
+
+  /** Your activity (GET /v1/users/me/activity, operationId get-my-activity) */
+  getMyActivity(options?: RequestOptions): Promise<operations["get-my-activity"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "GET", path: `/v1/users/me/activity`, accept: "json", operationId: "get-my-activity" }, options);
   }
 
   /** Your reliability (GET /v1/users/me/reliability, operationId get-my-reliability) */
@@ -310,6 +324,11 @@ export class Operations extends Core {
     return this.request({ method: "GET", path: `/v1/users/me/notification-settings`, accept: "json", operationId: "get-notification-settings" }, options);
   }
 
+  /** Product metrics of the platform (operators) (GET /v1/analytics/platform, operationId get-platform-metrics) */
+  getPlatformMetrics(query?: operations["get-platform-metrics"]["parameters"]["query"], options?: RequestOptions): Promise<operations["get-platform-metrics"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "GET", path: `/v1/analytics/platform`, query, accept: "json", operationId: "get-platform-metrics" }, options);
+  }
+
   /** Your answer to an event (GET /v1/events/{id}/rsvp, operationId get-rsvp) */
   getRsvp(id: string, options?: RequestOptions): Promise<operations["get-rsvp"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "GET", path: `/v1/events/${encodeURIComponent(id)}/rsvp`, accept: "json", operationId: "get-rsvp" }, options);
@@ -318,6 +337,11 @@ export class Operations extends Core {
   /** A message's thread (GET /v1/messages/{id}/thread, operationId get-thread) */
   getThread(id: string, query?: operations["get-thread"]["parameters"]["query"], options?: RequestOptions): Promise<operations["get-thread"]["responses"][200]["content"]["application/json"]> {
     return this.request({ method: "GET", path: `/v1/messages/${encodeURIComponent(id)}/thread`, query, accept: "json", operationId: "get-thread" }, options);
+  }
+
+  /** Your account's API usage (GET /v1/analytics/usage, operationId get-usage) */
+  getUsage(query?: operations["get-usage"]["parameters"]["query"], options?: RequestOptions): Promise<operations["get-usage"]["responses"][200]["content"]["application/json"]> {
+    return this.request({ method: "GET", path: `/v1/analytics/usage`, query, accept: "json", operationId: "get-usage" }, options);
   }
 
   /** A user's public profile (GET /v1/users/{id}, operationId get-user) */

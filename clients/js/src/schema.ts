@@ -416,6 +416,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/matching": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Match acceptance by sport and distance (operators)
+         * @description Of the match requests closed in the range (accepted, declined, expired or cancelled), how many were accepted, per sport and per distance between the two people's profile locations. Default: the last 30 days. Scope: admin, on an operator account. Analytics are a BETA family: every response carries `Matchpoint-Maturity: beta`.
+         */
+        get: operations["get-matching-metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/platform": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Product metrics of the platform (operators)
+         * @description Per UTC day: sign-ups, active users, match requests and acceptance, messages, events, RSVPs, check-ins and attendance, webhook deliveries and their success, each counted from the records the API serves. At most 366 days. Scope: admin, on an operator account. Analytics are a BETA family: every response carries `Matchpoint-Maturity: beta`.
+         */
+        get: operations["get-platform-metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account's API usage
+         * @description Requests billed to your account (made with its API keys, or by its OAuth apps), per hour or day, optionally per operation or credential, with errors and latency percentiles. Counts reach this report within the flush interval (10 s by default). Buckets without requests are left out. Scope: read. Analytics are a BETA family: every response carries `Matchpoint-Maturity: beta`.
+         */
+        get: operations["get-usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -1554,6 +1614,26 @@ export interface paths {
         patch: operations["update-me"];
         trace?: never;
     };
+    "/v1/users/me/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your activity
+         * @description Your match requests and matches, messages sent, events created and attended, and your reliability. Scope: read.
+         */
+        get: operations["get-my-activity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/me/authorizations": {
         parameters: {
             query?: never;
@@ -2215,6 +2295,20 @@ export interface components {
             revoked_at: string | null;
             scopes: string[] | null;
         };
+        Acceptance: {
+            /** Format: double */
+            acceptance_rate: number | null;
+            /** Format: int64 */
+            accepted: number;
+            /** @description Distance between the two people in km: 0-5, 5-10, 10-25, 25+, or unknown */
+            band?: string;
+            /**
+             * Format: int64
+             * @description Requests closed in the range
+             */
+            closed: number;
+            sport?: string;
+        };
         AckWebhookDeliveryRequest: {
             /** Format: double */
             duration_ms: number;
@@ -2224,6 +2318,33 @@ export interface components {
              * @description The local endpoint's status; 0 when it did not answer
              */
             status_code: number;
+        };
+        Activity: {
+            /**
+             * Format: int64
+             * @description Check-ins
+             */
+            events_attended: number;
+            /** Format: int64 */
+            events_created: number;
+            /** Format: int64 */
+            match_requests_received: number;
+            /** Format: int64 */
+            match_requests_sent: number;
+            /**
+             * Format: int64
+             * @description Accepted matches
+             */
+            matches: number;
+            /** Format: int64 */
+            messages_sent: number;
+            /** @enum {string} */
+            object: "activity";
+            /**
+             * Format: double
+             * @description Share of the events you answered going (and attendance was taken) that you attended, over a year; null if none
+             */
+            reliability: number | null;
         };
         AddConversationMembersRequest: {
             user_ids: string[] | null;
@@ -2824,6 +2945,14 @@ export interface components {
             /** @enum {string} */
             object: "list";
         };
+        ListPlatformBucket: {
+            data: components["schemas"]["PlatformBucket"][] | null;
+            has_more: boolean;
+            /** @description Pass as cursor to get the next page */
+            next_cursor?: string;
+            /** @enum {string} */
+            object: "list";
+        };
         ListRecommendation: {
             data: components["schemas"]["Recommendation"][] | null;
             has_more: boolean;
@@ -2858,6 +2987,14 @@ export interface components {
         };
         ListSportsEvent: {
             data: components["schemas"]["SportsEvent"][] | null;
+            has_more: boolean;
+            /** @description Pass as cursor to get the next page */
+            next_cursor?: string;
+            /** @enum {string} */
+            object: "list";
+        };
+        ListUsageBucket: {
+            data: components["schemas"]["UsageBucket"][] | null;
             has_more: boolean;
             /** @description Pass as cursor to get the next page */
             next_cursor?: string;
@@ -2971,6 +3108,16 @@ export interface components {
             sent: components["schemas"]["Tally"];
             /** @description The sports most shared in your accepted matches, at most 5 */
             top_sports: components["schemas"]["SportCount"][] | null;
+        };
+        MatchingReport: {
+            by_distance: components["schemas"]["Acceptance"][] | null;
+            by_sport: components["schemas"]["Acceptance"][] | null;
+            /** Format: date-time */
+            from: string;
+            /** @enum {string} */
+            object: "matching_report";
+            /** Format: date-time */
+            to: string;
         };
         MessageData: {
             conversation_id: string;
@@ -3395,6 +3542,70 @@ export interface components {
             population: number;
             /** @example America/Chicago */
             timezone: string;
+        };
+        PlatformBucket: {
+            /**
+             * Format: int64
+             * @description People who used the API that day
+             */
+            active_users: number;
+            /**
+             * Format: double
+             * @description Of the people going to events that started that day and took attendance, the share checked in; null if none
+             */
+            attendance_rate: number | null;
+            /** Format: int64 */
+            checkins: number;
+            /** Format: date-time */
+            end: string;
+            /** Format: int64 */
+            events_created: number;
+            /**
+             * Format: double
+             * @description Of the requests closed that day (accepted, declined, expired, cancelled), the share accepted; null if none
+             */
+            match_acceptance_rate: number | null;
+            /**
+             * Format: int64
+             * @description Match requests sent that day
+             */
+            match_requests: number;
+            /**
+             * Format: int64
+             * @description Match requests accepted that day
+             */
+            matches_accepted: number;
+            /** Format: int64 */
+            messages_sent: number;
+            /**
+             * Format: int64
+             * @description In the 30 days ending that day
+             */
+            monthly_active_users: number;
+            /**
+             * Format: int64
+             * @description RSVPs first given that day
+             */
+            rsvps: number;
+            /** Format: int64 */
+            signups: number;
+            /** Format: date-time */
+            start: string;
+            /**
+             * Format: int64
+             * @description Deliveries created that day, tests aside
+             */
+            webhook_deliveries: number;
+            /**
+             * Format: double
+             * @description Of the deliveries finished that day, the share delivered; null if none
+             */
+            webhook_success_rate: number | null;
+            /**
+             * Format: int64
+             * @description In the 7 days ending that day
+             */
+            weekly_active_users: number;
         };
         Privacy: {
             /** @description Whether you appear in match results */
@@ -4068,6 +4279,29 @@ export interface components {
             description?: string;
             events?: string[] | null;
             url?: string;
+        };
+        UsageBucket: {
+            /** Format: date-time */
+            end: string;
+            /** Format: int64 */
+            errors_4xx: number;
+            /** Format: int64 */
+            errors_5xx: number;
+            /** @description The operation or credential of the line; empty without group_by */
+            group: string;
+            /**
+             * Format: double
+             * @description Latency percentiles in the service, within 2 %
+             */
+            p50_ms: number;
+            /** Format: double */
+            p95_ms: number;
+            /** Format: double */
+            p99_ms: number;
+            /** Format: int64 */
+            requests: number;
+            /** Format: date-time */
+            start: string;
         };
         UserData: {
             /** Format: date-time */
@@ -5167,6 +5401,112 @@ export interface operations {
                         /** @description address of the error reference */
                         error_uri: string;
                     };
+                };
+            };
+        };
+    };
+    "get-matching-metrics": {
+        parameters: {
+            query?: {
+                /** @description Start (RFC 3339), rounded down to the bucket; default: 24 hours or 30 days before to */
+                from?: string;
+                /** @description End, exclusive, rounded up to the bucket; default: the end of the current bucket */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchingReport"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-platform-metrics": {
+        parameters: {
+            query?: {
+                /** @description Start (RFC 3339), rounded down to the bucket; default: 24 hours or 30 days before to */
+                from?: string;
+                /** @description End, exclusive, rounded up to the bucket; default: the end of the current bucket */
+                to?: string;
+                granularity?: "day";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListPlatformBucket"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-usage": {
+        parameters: {
+            query?: {
+                /** @description Start (RFC 3339), rounded down to the bucket; default: 24 hours or 30 days before to */
+                from?: string;
+                /** @description End, exclusive, rounded up to the bucket; default: the end of the current bucket */
+                to?: string;
+                granularity?: "hour" | "day";
+                /** @description Split each bucket by operation or by credential */
+                group_by?: "operation" | "credential";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListUsageBucket"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -7554,6 +7894,35 @@ export interface operations {
             };
         };
     };
+    "get-my-activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Activity"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "list-authorizations": {
         parameters: {
             query?: never;
@@ -8167,7 +8536,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5xd957mzqjkm2ctw4",
+                 *       "id": "whe_06h18b8da1zbsf0q8brnw0rkxc",
                  *       "type": "event.cancelled"
                  *     }
                  */
@@ -8228,7 +8597,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5w7b8v5axp7hfhw3m",
+                 *       "id": "whe_06h18b8da1ys37b3majarhvv3r",
                  *       "type": "event.created"
                  *     }
                  */
@@ -8283,7 +8652,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5x8n3nvekeaacbb6c",
+                 *       "id": "whe_06h18b8da1z8k273awc0r8egn4",
                  *       "type": "event.rsvp"
                  *     }
                  */
@@ -8344,7 +8713,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5wjn32628kz22vm04",
+                 *       "id": "whe_06h18b8da1yxx5wakw7psnn0a0",
                  *       "type": "event.updated"
                  *     }
                  */
@@ -8403,7 +8772,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5v9bet2x874ff9wmw",
+                 *       "id": "whe_06h18b8da1y5k315z91yy667e4",
                  *       "type": "match.accepted"
                  *     }
                  */
@@ -8462,7 +8831,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5v2k3n6gqyj1qpw2r",
+                 *       "id": "whe_06h18b8da1y2bfbpkvs380343g",
                  *       "type": "match.created"
                  *     }
                  */
@@ -8521,7 +8890,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5ve9drsg1pb6gtc6c",
+                 *       "id": "whe_06h18b8da1y8nfbbqb1vqd0rkg",
                  *       "type": "match.declined"
                  *     }
                  */
@@ -8580,7 +8949,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5vjs1fqz4e3bqxas0",
+                 *       "id": "whe_06h18b8da1ybf2j082a97xgh54",
                  *       "type": "match.expired"
                  *     }
                  */
@@ -8637,7 +9006,7 @@ export interface operations {
                  *           "text": "See you at 10?"
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5y6qcn3g5g2e3aefr",
+                 *       "id": "whe_06h18b8da5r5qa8vq8p2ka6qn4",
                  *       "type": "message.read"
                  *     }
                  */
@@ -8692,7 +9061,7 @@ export interface operations {
                  *           "text": "See you at 10?"
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5y2q3sx450nhncpz8",
+                 *       "id": "whe_06h18b8da5r2v2pzp33xanb5a4",
                  *       "type": "message.sent"
                  *     }
                  */
@@ -8752,7 +9121,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5yw57s86pjpyh3e6w",
+                 *       "id": "whe_06h18b8da5rnf7t94dk2bcsv4g",
                  *       "type": "notification.delivered"
                  *     }
                  */
@@ -8810,7 +9179,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5yq38nny31mtww69g",
+                 *       "id": "whe_06h18b8da5rh9d1nypegstbwd0",
                  *       "type": "notification.sent"
                  *     }
                  */
@@ -8872,7 +9241,7 @@ export interface operations {
                  *           "verified": false
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5snzepnd7s4aaj124",
+                 *       "id": "whe_06h18b8da1wyb73a2d70j7yc0g",
                  *       "type": "user.created"
                  *     }
                  */
@@ -8926,7 +9295,7 @@ export interface operations {
                  *           "id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5thf2wct2jf9hfjtr",
+                 *       "id": "whe_06h18b8da1xkk65ccx48tbzw70",
                  *       "type": "user.deleted"
                  *     }
                  */
@@ -8988,7 +9357,7 @@ export interface operations {
                  *           "verified": false
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5t2fcq62vzys0zgg0",
+                 *       "id": "whe_06h18b8da1x7kbtk2m318z0268",
                  *       "type": "user.updated"
                  *     }
                  */
@@ -9050,7 +9419,7 @@ export interface operations {
                  *           "verified": true
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5t6x5wch2kt7fna90",
+                 *       "id": "whe_06h18b8da1xckca8206cy764ag",
                  *       "type": "user.verified"
                  *     }
                  */
@@ -9106,7 +9475,7 @@ export interface operations {
                  *           "url": "https://hooks.example.com/matchpoint"
                  *         }
                  *       },
-                 *       "id": "whe_06h185t6e5z915q2b638mz4894",
+                 *       "id": "whe_06h18b8da5rzhc4krwfnmq32s4",
                  *       "type": "webhook.failing"
                  *     }
                  */

@@ -60,14 +60,18 @@ OPERATIONS = {
     "get-conversation": "get_conversation",
     "get-event": "get_event",
     "get-match": "get_match",
+    "get-matching-metrics": "get_matching_metrics",
     "get-me": "get_me",
     "get-message": "get_message",
     "get-moderation-case": "get_moderation_case",
+    "get-my-activity": "get_my_activity",
     "get-my-reliability": "get_my_reliability",
     "get-notification": "get_notification",
     "get-notification-settings": "get_notification_settings",
+    "get-platform-metrics": "get_platform_metrics",
     "get-rsvp": "get_rsvp",
     "get-thread": "get_thread",
+    "get-usage": "get_usage",
     "get-user": "get_user",
     "get-vapid-public-key": "get_vapid_public_key",
     "get-verification": "get_verification",
@@ -368,6 +372,13 @@ class Operations:
         """
         return self._request("GET", f"/v1/matches/{quote(id, safe='')}", query=None, body=None, headers=None, form=False, auth=True, cast=Match, request_options=request_options)
 
+    def get_matching_metrics(self, *, from_: str = NOT_GIVEN, to: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> MatchingReport:
+        """Match acceptance by sport and distance (operators).
+
+        GET /v1/analytics/matching (operationId get-matching-metrics).
+        """
+        return self._request("GET", "/v1/analytics/matching", query=_given({"from": from_, "to": to}), body=None, headers=None, form=False, auth=True, cast=MatchingReport, request_options=request_options)
+
     def get_me(self, *, request_options: Optional[Dict[str, Any]] = None) -> Profile:
         """Your profile.
 
@@ -388,6 +399,13 @@ class Operations:
         GET /v1/moderation/cases/{id} (operationId get-moderation-case).
         """
         return self._request("GET", f"/v1/moderation/cases/{quote(id, safe='')}", query=None, body=None, headers=None, form=False, auth=True, cast=ModerationCase, request_options=request_options)
+
+    def get_my_activity(self, *, request_options: Optional[Dict[str, Any]] = None) -> Activity:
+        """Your activity.
+
+        GET /v1/users/me/activity (operationId get-my-activity).
+        """
+        return self._request("GET", "/v1/users/me/activity", query=None, body=None, headers=None, form=False, auth=True, cast=Activity, request_options=request_options)
 
     def get_my_reliability(self, *, request_options: Optional[Dict[str, Any]] = None) -> EventReliability:
         """Your reliability.
@@ -410,6 +428,13 @@ class Operations:
         """
         return self._request("GET", "/v1/users/me/notification-settings", query=None, body=None, headers=None, form=False, auth=True, cast=NotificationSettings, request_options=request_options)
 
+    def get_platform_metrics(self, *, from_: str = NOT_GIVEN, to: str = NOT_GIVEN, granularity: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListPlatformBucket:
+        """Product metrics of the platform (operators).
+
+        GET /v1/analytics/platform (operationId get-platform-metrics).
+        """
+        return self._request("GET", "/v1/analytics/platform", query=_given({"from": from_, "to": to, "granularity": granularity}), body=None, headers=None, form=False, auth=True, cast=ListPlatformBucket, request_options=request_options)
+
     def get_rsvp(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> EventRSVP:
         """Your answer to an event.
 
@@ -423,6 +448,13 @@ class Operations:
         GET /v1/messages/{id}/thread (operationId get-thread).
         """
         return self._request("GET", f"/v1/messages/{quote(id, safe='')}/thread", query=_given({"limit": limit, "after": after}), body=None, headers=None, form=False, auth=True, cast=ListView, request_options=request_options)
+
+    def get_usage(self, *, from_: str = NOT_GIVEN, to: str = NOT_GIVEN, granularity: str = NOT_GIVEN, group_by: str = NOT_GIVEN, request_options: Optional[Dict[str, Any]] = None) -> ListUsageBucket:
+        """Your account's API usage.
+
+        GET /v1/analytics/usage (operationId get-usage).
+        """
+        return self._request("GET", "/v1/analytics/usage", query=_given({"from": from_, "to": to, "granularity": granularity, "group_by": group_by}), body=None, headers=None, form=False, auth=True, cast=ListUsageBucket, request_options=request_options)
 
     def get_user(self, id: str, *, request_options: Optional[Dict[str, Any]] = None) -> PublicProfile:
         """A user's public profile.

@@ -73,11 +73,37 @@ class APIKey(Model):
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
+class Acceptance(Model):
+    acceptance_rate: Optional[float]
+    accepted: int
+    closed: int
+    # Requests closed in the range
+    band: Optional[str] = None
+    # Distance between the two people in km: 0-5, 5-10, 10-25, 25+, or unknown
+    sport: Optional[str] = None
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
 class AckWebhookDeliveryRequest(Model):
     duration_ms: float
     status_code: int
     # The local endpoint's status; 0 when it did not answer
     error: Optional[str] = None
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class Activity(Model):
+    events_attended: int
+    # Check-ins
+    events_created: int
+    match_requests_received: int
+    match_requests_sent: int
+    matches: int
+    # Accepted matches
+    messages_sent: int
+    object: str
+    reliability: Optional[float]
+    # Share of the events you answered going (and attendance was taken) that you attended, over a year; null if none
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -566,6 +592,15 @@ class ListPlace(Model):
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
+class ListPlatformBucket(Model):
+    data: Optional[List[PlatformBucket]]
+    has_more: bool
+    object: str
+    next_cursor: Optional[str] = None
+    # Pass as cursor to get the next page
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
 class ListRecommendation(Model):
     data: Optional[List[Recommendation]]
     has_more: bool
@@ -604,6 +639,15 @@ class ListSport(Model):
 @dataclass
 class ListSportsEvent(Model):
     data: Optional[List[SportsEvent]]
+    has_more: bool
+    object: str
+    next_cursor: Optional[str] = None
+    # Pass as cursor to get the next page
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class ListUsageBucket(Model):
+    data: Optional[List[UsageBucket]]
     has_more: bool
     object: str
     next_cursor: Optional[str] = None
@@ -703,6 +747,15 @@ class MatchStats(Model):
     # Requests you sent
     top_sports: Optional[List[SportCount]]
     # The sports most shared in your accepted matches, at most 5
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class MatchingReport(Model):
+    by_distance: Optional[List[Acceptance]]
+    by_sport: Optional[List[Acceptance]]
+    from_: str
+    object: str
+    to: str
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -1020,6 +1073,36 @@ class Place(Model):
     timezone: str
     admin1_name: Optional[str] = None
     # Its name, where known (United States, Canada, Australia, Germany, United Kingdom)
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
+class PlatformBucket(Model):
+    active_users: int
+    # People who used the API that day
+    attendance_rate: Optional[float]
+    # Of the people going to events that started that day and took attendance, the share checked in; null if none
+    checkins: int
+    end: str
+    events_created: int
+    match_acceptance_rate: Optional[float]
+    # Of the requests closed that day (accepted, declined, expired, cancelled), the share accepted; null if none
+    match_requests: int
+    # Match requests sent that day
+    matches_accepted: int
+    # Match requests accepted that day
+    messages_sent: int
+    monthly_active_users: int
+    # In the 30 days ending that day
+    rsvps: int
+    # RSVPs first given that day
+    signups: int
+    start: str
+    webhook_deliveries: int
+    # Deliveries created that day, tests aside
+    webhook_success_rate: Optional[float]
+    # Of the deliveries finished that day, the share delivered; null if none
+    weekly_active_users: int
+    # In the 7 days ending that day
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
@@ -1494,6 +1577,21 @@ class UpdateWebhookRequest(Model):
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass
+class UsageBucket(Model):
+    end: str
+    errors_4xx: int
+    errors_5xx: int
+    group: str
+    # The operation or credential of the line; empty without group_by
+    p50_ms: float
+    # Latency percentiles in the service, within 2 %
+    p95_ms: float
+    p99_ms: float
+    requests: int
+    start: str
+    _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+@dataclass
 class UserCreatedEventData(Model):
     user: UserData
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -1671,7 +1769,9 @@ class WebhookVerification(Model):
 
 # The JSON name, attribute and type of every field, read by decode and encode.
 APIKey._FIELDS = {"created_at": ("created_at", None), "hint": ("hint", None), "id": ("id", None), "key": ("key", None), "last_used_at": ("last_used_at", None), "name": ("name", None), "object": ("object", None), "revoked_at": ("revoked_at", None), "scopes": ("scopes", ("list", None))}
+Acceptance._FIELDS = {"acceptance_rate": ("acceptance_rate", None), "accepted": ("accepted", None), "band": ("band", None), "closed": ("closed", None), "sport": ("sport", None)}
 AckWebhookDeliveryRequest._FIELDS = {"duration_ms": ("duration_ms", None), "error": ("error", None), "status_code": ("status_code", None)}
+Activity._FIELDS = {"events_attended": ("events_attended", None), "events_created": ("events_created", None), "match_requests_received": ("match_requests_received", None), "match_requests_sent": ("match_requests_sent", None), "matches": ("matches", None), "messages_sent": ("messages_sent", None), "object": ("object", None), "reliability": ("reliability", None)}
 AddConversationMembersRequest._FIELDS = {"user_ids": ("user_ids", ("list", None))}
 Appeal._FIELDS = {"created_at": ("created_at", None), "decision_id": ("decision_id", None), "details": ("details", None), "id": ("id", None), "object": ("object", None), "status": ("status", None)}
 AppealModerationDecisionRequest._FIELDS = {"details": ("details", None)}
@@ -1720,11 +1820,13 @@ ListModerationDecision._FIELDS = {"data": ("data", ("list", ModerationDecision))
 ListMyEvent._FIELDS = {"data": ("data", ("list", MyEvent)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListNotification._FIELDS = {"data": ("data", ("list", Notification)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListPlace._FIELDS = {"data": ("data", ("list", Place)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
+ListPlatformBucket._FIELDS = {"data": ("data", ("list", PlatformBucket)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListRecommendation._FIELDS = {"data": ("data", ("list", Recommendation)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListRecommendedEvent._FIELDS = {"data": ("data", ("list", RecommendedEvent)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListSearchResult._FIELDS = {"data": ("data", ("list", SearchResult)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListSport._FIELDS = {"data": ("data", ("list", Sport)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListSportsEvent._FIELDS = {"data": ("data", ("list", SportsEvent)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
+ListUsageBucket._FIELDS = {"data": ("data", ("list", UsageBucket)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListVerification._FIELDS = {"data": ("data", ("list", Verification)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListView._FIELDS = {"data": ("data", ("list", View)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
 ListWebhook._FIELDS = {"data": ("data", ("list", Webhook)), "has_more": ("has_more", None), "next_cursor": ("next_cursor", None), "object": ("object", None)}
@@ -1733,6 +1835,7 @@ Match._FIELDS = {"accepted_at": ("accepted_at", None), "cancelled_at": ("cancell
 MatchAcceptedEventData._FIELDS = {"match": ("match", MatchData)}
 MatchData._FIELDS = {"common_sports": ("common_sports", ("list", None)), "compatibility_score": ("compatibility_score", None), "created_at": ("created_at", None), "id": ("id", None), "status": ("status", None), "user1_id": ("user1_id", None), "user2_id": ("user2_id", None)}
 MatchStats._FIELDS = {"acceptance_rate_received": ("acceptance_rate_received", None), "acceptance_rate_sent": ("acceptance_rate_sent", None), "average_score_accepted": ("average_score_accepted", None), "object": ("object", None), "received": ("received", Tally), "sent": ("sent", Tally), "top_sports": ("top_sports", ("list", SportCount))}
+MatchingReport._FIELDS = {"by_distance": ("by_distance", ("list", Acceptance)), "by_sport": ("by_sport", ("list", Acceptance)), "from": ("from_", None), "object": ("object", None), "to": ("to", None)}
 MessageData._FIELDS = {"conversation_id": ("conversation_id", None), "created_at": ("created_at", None), "id": ("id", None), "read_at": ("read_at", None), "read_by": ("read_by", None), "sender_id": ("sender_id", None), "text": ("text", None)}
 MessageDraft._FIELDS = {"body": ("body", None), "reply_to": ("reply_to", None)}
 MessageReadEventData._FIELDS = {"message": ("message", MessageData)}
@@ -1756,6 +1859,7 @@ OauthRevokeRequest._FIELDS = {"client_id": ("client_id", None), "client_secret":
 OauthTokenRequest._FIELDS = {"client_id": ("client_id", None), "client_secret": ("client_secret", None), "code": ("code", None), "code_verifier": ("code_verifier", None), "grant_type": ("grant_type", None), "redirect_uri": ("redirect_uri", None), "refresh_token": ("refresh_token", None), "scope": ("scope", None)}
 OauthTokenResponse._FIELDS = {"access_token": ("access_token", None), "expires_in": ("expires_in", None), "refresh_token": ("refresh_token", None), "scope": ("scope", None), "token_type": ("token_type", None)}
 Place._FIELDS = {"admin1": ("admin1", None), "admin1_name": ("admin1_name", None), "country": ("country", None), "country_name": ("country_name", None), "label": ("label", None), "latitude": ("latitude", None), "longitude": ("longitude", None), "name": ("name", None), "object": ("object", None), "population": ("population", None), "timezone": ("timezone", None)}
+PlatformBucket._FIELDS = {"active_users": ("active_users", None), "attendance_rate": ("attendance_rate", None), "checkins": ("checkins", None), "end": ("end", None), "events_created": ("events_created", None), "match_acceptance_rate": ("match_acceptance_rate", None), "match_requests": ("match_requests", None), "matches_accepted": ("matches_accepted", None), "messages_sent": ("messages_sent", None), "monthly_active_users": ("monthly_active_users", None), "rsvps": ("rsvps", None), "signups": ("signups", None), "start": ("start", None), "webhook_deliveries": ("webhook_deliveries", None), "webhook_success_rate": ("webhook_success_rate", None), "weekly_active_users": ("weekly_active_users", None)}
 Privacy._FIELDS = {"discoverable": ("discoverable", None), "profile_visibility": ("profile_visibility", None), "show_location": ("show_location", None)}
 PrivacyPatch._FIELDS = {"discoverable": ("discoverable", None), "profile_visibility": ("profile_visibility", None), "show_location": ("show_location", None)}
 Problem._FIELDS = {"code": ("code", None), "detail": ("detail", None), "errors": ("errors", ("list", ProblemField)), "flagged": ("flagged", ("list", None)), "param": ("param", None), "request_id": ("request_id", None), "status": ("status", None), "suspended_until": ("suspended_until", None), "title": ("title", None), "type": ("type", None)}
@@ -1798,6 +1902,7 @@ Tally._FIELDS = {"accepted": ("accepted", None), "cancelled": ("cancelled", None
 TestWebhookRequest._FIELDS = {"event_type": ("event_type", None)}
 UnreadCount._FIELDS = {"count": ("count", None), "object": ("object", None)}
 UpdateWebhookRequest._FIELDS = {"description": ("description", None), "events": ("events", ("list", None)), "url": ("url", None)}
+UsageBucket._FIELDS = {"end": ("end", None), "errors_4xx": ("errors_4xx", None), "errors_5xx": ("errors_5xx", None), "group": ("group", None), "p50_ms": ("p50_ms", None), "p95_ms": ("p95_ms", None), "p99_ms": ("p99_ms", None), "requests": ("requests", None), "start": ("start", None)}
 UserCreatedEventData._FIELDS = {"user": ("user", UserData)}
 UserData._FIELDS = {"created_at": ("created_at", None), "email": ("email", None), "first_name": ("first_name", None), "id": ("id", None), "last_name": ("last_name", None), "location": ("location", None), "sports": ("sports", ("list", None)), "username": ("username", None), "verified": ("verified", None)}
 UserDeletedData._FIELDS = {"created_at": ("created_at", None), "deleted": ("deleted", None), "deleted_at": ("deleted_at", None), "id": ("id", None)}
@@ -1834,4 +1939,4 @@ EVENT_DATA = {
     "webhook.failing": WebhookFailingEventData,
 }
 
-__all__ = ["decode", "encode", "Model", "EVENT_DATA", "API_VERSION", "APIKey", "AckWebhookDeliveryRequest", "AddConversationMembersRequest", "Appeal", "AppealModerationDecisionRequest", "Authorization", "Block", "ChannelChoice", "ChannelPatch", "CheckTextRequest", "Conversation", "ConversationDraft", "ConversationMember", "CreateAPIKeyRequest", "CreateCheckInRequest", "CreateMatchRequest", "CreateReportRequest", "CreateWebhookRequest", "DecideModerationCaseRequest", "Device", "EditMessageRequest", "EventAttendee", "EventCancel", "EventCancelledEventData", "EventCheckIn", "EventData", "EventDraft", "EventInvitation", "EventPatch", "EventPerson", "EventRSVP", "EventReliability", "EventRsvpEventData", "EventSeriesPatch", "FindCriteria", "GetWebhookIpRangesResponse", "InviteToEventRequest", "ListAPIKey", "ListAuthorization", "ListBlock", "ListConversation", "ListDevice", "ListEventAttendee", "ListEventInvitation", "ListMatch", "ListModerationCase", "ListModerationDecision", "ListMyEvent", "ListNotification", "ListPlace", "ListRecommendation", "ListRecommendedEvent", "ListSearchResult", "ListSport", "ListSportsEvent", "ListVerification", "ListView", "ListWebhook", "ListWebhookDelivery", "Match", "MatchAcceptedEventData", "MatchData", "MatchStats", "MessageData", "MessageDraft", "MessageReadEventData", "ModerationCase", "ModerationDecision", "ModerationResult", "ModerationSpan", "ModerationSupport", "MuteConversationRequest", "MyEvent", "Notification", "NotificationData", "NotificationDeliveredEventData", "NotificationSettings", "NotificationSettingsPatch", "NotificationSettingsPatchQuietHours", "OauthAuthorizationServerMetadataResponse", "OauthIntrospectRequest", "OauthIntrospectResponse", "OauthRevokeRequest", "OauthTokenRequest", "OauthTokenResponse", "Place", "Privacy", "PrivacyPatch", "Problem", "ProblemField", "Profile", "ProfilePatch", "PublicProfile", "PushSubscription", "PutRsvpRequest", "QuietHours", "RSVPData", "ReadConversationRequest", "ReadNotificationsRequest", "ReadNotificationsResult", "Reason", "Recommendation", "RecommendedEvent", "RegisterDeviceRequest", "RenameConversationRequest", "ReportOut", "RequestVerificationRequest", "Resource", "Result", "RetryFailedWebhookDeliveriesRequest", "RetryFailedWebhookDeliveriesResponse", "ReviewVerificationRequest", "SearchResult", "SetConversationMemberRoleRequest", "Slot", "Span", "Sport", "SportCount", "SportsEvent", "StatsWindow", "StatsWindowDeliveriesStruct", "StatsWindowLatencyMSStruct", "SubscriptionKeys", "Support", "Tally", "TestWebhookRequest", "UnreadCount", "UpdateWebhookRequest", "UserCreatedEventData", "UserData", "UserDeletedData", "UserDeletedEventData", "VAPIDPublicKey", "Verification", "View", "Webhook", "WebhookAttempt", "WebhookData", "WebhookDelivery", "WebhookFailingEventData", "WebhookStats", "WebhookVerification"]
+__all__ = ["decode", "encode", "Model", "EVENT_DATA", "API_VERSION", "APIKey", "Acceptance", "AckWebhookDeliveryRequest", "Activity", "AddConversationMembersRequest", "Appeal", "AppealModerationDecisionRequest", "Authorization", "Block", "ChannelChoice", "ChannelPatch", "CheckTextRequest", "Conversation", "ConversationDraft", "ConversationMember", "CreateAPIKeyRequest", "CreateCheckInRequest", "CreateMatchRequest", "CreateReportRequest", "CreateWebhookRequest", "DecideModerationCaseRequest", "Device", "EditMessageRequest", "EventAttendee", "EventCancel", "EventCancelledEventData", "EventCheckIn", "EventData", "EventDraft", "EventInvitation", "EventPatch", "EventPerson", "EventRSVP", "EventReliability", "EventRsvpEventData", "EventSeriesPatch", "FindCriteria", "GetWebhookIpRangesResponse", "InviteToEventRequest", "ListAPIKey", "ListAuthorization", "ListBlock", "ListConversation", "ListDevice", "ListEventAttendee", "ListEventInvitation", "ListMatch", "ListModerationCase", "ListModerationDecision", "ListMyEvent", "ListNotification", "ListPlace", "ListPlatformBucket", "ListRecommendation", "ListRecommendedEvent", "ListSearchResult", "ListSport", "ListSportsEvent", "ListUsageBucket", "ListVerification", "ListView", "ListWebhook", "ListWebhookDelivery", "Match", "MatchAcceptedEventData", "MatchData", "MatchStats", "MatchingReport", "MessageData", "MessageDraft", "MessageReadEventData", "ModerationCase", "ModerationDecision", "ModerationResult", "ModerationSpan", "ModerationSupport", "MuteConversationRequest", "MyEvent", "Notification", "NotificationData", "NotificationDeliveredEventData", "NotificationSettings", "NotificationSettingsPatch", "NotificationSettingsPatchQuietHours", "OauthAuthorizationServerMetadataResponse", "OauthIntrospectRequest", "OauthIntrospectResponse", "OauthRevokeRequest", "OauthTokenRequest", "OauthTokenResponse", "Place", "PlatformBucket", "Privacy", "PrivacyPatch", "Problem", "ProblemField", "Profile", "ProfilePatch", "PublicProfile", "PushSubscription", "PutRsvpRequest", "QuietHours", "RSVPData", "ReadConversationRequest", "ReadNotificationsRequest", "ReadNotificationsResult", "Reason", "Recommendation", "RecommendedEvent", "RegisterDeviceRequest", "RenameConversationRequest", "ReportOut", "RequestVerificationRequest", "Resource", "Result", "RetryFailedWebhookDeliveriesRequest", "RetryFailedWebhookDeliveriesResponse", "ReviewVerificationRequest", "SearchResult", "SetConversationMemberRoleRequest", "Slot", "Span", "Sport", "SportCount", "SportsEvent", "StatsWindow", "StatsWindowDeliveriesStruct", "StatsWindowLatencyMSStruct", "SubscriptionKeys", "Support", "Tally", "TestWebhookRequest", "UnreadCount", "UpdateWebhookRequest", "UsageBucket", "UserCreatedEventData", "UserData", "UserDeletedData", "UserDeletedEventData", "VAPIDPublicKey", "Verification", "View", "Webhook", "WebhookAttempt", "WebhookData", "WebhookDelivery", "WebhookFailingEventData", "WebhookStats", "WebhookVerification"]

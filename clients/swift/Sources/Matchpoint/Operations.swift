@@ -35,14 +35,18 @@ public let operations: [String: String] = [
     "get-conversation": "getConversation",
     "get-event": "getEvent",
     "get-match": "getMatch",
+    "get-matching-metrics": "getMatchingMetrics",
     "get-me": "getMe",
     "get-message": "getMessage",
     "get-moderation-case": "getModerationCase",
+    "get-my-activity": "getMyActivity",
     "get-my-reliability": "getMyReliability",
     "get-notification": "getNotification",
     "get-notification-settings": "getNotificationSettings",
+    "get-platform-metrics": "getPlatformMetrics",
     "get-rsvp": "getRsvp",
     "get-thread": "getThread",
+    "get-usage": "getUsage",
     "get-user": "getUser",
     "get-vapid-public-key": "getVapidPublicKey",
     "get-verification": "getVerification",
@@ -419,6 +423,37 @@ extension Matchpoint {
     }
 }
 
+/// The query and header parameters of getMatchingMetrics.
+public struct GetMatchingMetricsParams: Sendable {
+    /// Start (RFC 3339), rounded down to the bucket; default: 24 hours or 30 days before to
+    public var from: String?
+    /// End, exclusive, rounded up to the bucket; default: the end of the current bucket
+    public var to: String?
+
+    public init(from: String? = nil, to: String? = nil) {
+        self.from = from
+        self.to = to
+    }
+
+    func encode() -> (query: [URLQueryItem], headers: [String: String]) {
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "from", from)
+        add(&encodedQuery, "to", to)
+        return (encodedQuery, encodedHeaders)
+    }
+}
+
+extension Matchpoint {
+    /// Match acceptance by sport and distance (operators).
+    /// 
+    /// GET /v1/analytics/matching (operationId get-matching-metrics).
+    public func getMatchingMetrics(_ params: GetMatchingMetricsParams = .init()) async throws -> MatchingReport {
+        let encoded = params.encode()
+        return try await request(method: "GET", path: "/v1/analytics/matching", query: encoded.query, headers: encoded.headers, body: nil as Empty?, form: false, auth: true)
+    }
+}
+
 extension Matchpoint {
     /// Your profile.
     /// 
@@ -447,6 +482,15 @@ extension Matchpoint {
 }
 
 extension Matchpoint {
+    /// Your activity.
+    /// 
+    /// GET /v1/users/me/activity (operationId get-my-activity).
+    public func getMyActivity() async throws -> Activity {
+        return try await request(method: "GET", path: "/v1/users/me/activity", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
+    }
+}
+
+extension Matchpoint {
     /// Your reliability.
     /// 
     /// GET /v1/users/me/reliability (operationId get-my-reliability).
@@ -470,6 +514,40 @@ extension Matchpoint {
     /// GET /v1/users/me/notification-settings (operationId get-notification-settings).
     public func getNotificationSettings() async throws -> NotificationSettings {
         return try await request(method: "GET", path: "/v1/users/me/notification-settings", query: [], headers: [:], body: nil as Empty?, form: false, auth: true)
+    }
+}
+
+/// The query and header parameters of getPlatformMetrics.
+public struct GetPlatformMetricsParams: Sendable {
+    /// Start (RFC 3339), rounded down to the bucket; default: 24 hours or 30 days before to
+    public var from: String?
+    /// End, exclusive, rounded up to the bucket; default: the end of the current bucket
+    public var to: String?
+    public var granularity: String?
+
+    public init(from: String? = nil, to: String? = nil, granularity: String? = nil) {
+        self.from = from
+        self.to = to
+        self.granularity = granularity
+    }
+
+    func encode() -> (query: [URLQueryItem], headers: [String: String]) {
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "from", from)
+        add(&encodedQuery, "to", to)
+        add(&encodedQuery, "granularity", granularity)
+        return (encodedQuery, encodedHeaders)
+    }
+}
+
+extension Matchpoint {
+    /// Product metrics of the platform (operators).
+    /// 
+    /// GET /v1/analytics/platform (operationId get-platform-metrics).
+    public func getPlatformMetrics(_ params: GetPlatformMetricsParams = .init()) async throws -> ListPlatformBucket {
+        let encoded = params.encode()
+        return try await request(method: "GET", path: "/v1/analytics/platform", query: encoded.query, headers: encoded.headers, body: nil as Empty?, form: false, auth: true)
     }
 }
 
@@ -509,6 +587,44 @@ extension Matchpoint {
     public func getThread(id: String, _ params: GetThreadParams = .init()) async throws -> ListView {
         let encoded = params.encode()
         return try await request(method: "GET", path: "/v1/messages/\(escapePath(id))/thread", query: encoded.query, headers: encoded.headers, body: nil as Empty?, form: false, auth: true)
+    }
+}
+
+/// The query and header parameters of getUsage.
+public struct GetUsageParams: Sendable {
+    /// Start (RFC 3339), rounded down to the bucket; default: 24 hours or 30 days before to
+    public var from: String?
+    /// End, exclusive, rounded up to the bucket; default: the end of the current bucket
+    public var to: String?
+    public var granularity: String?
+    /// Split each bucket by operation or by credential
+    public var groupBy: String?
+
+    public init(from: String? = nil, to: String? = nil, granularity: String? = nil, groupBy: String? = nil) {
+        self.from = from
+        self.to = to
+        self.granularity = granularity
+        self.groupBy = groupBy
+    }
+
+    func encode() -> (query: [URLQueryItem], headers: [String: String]) {
+        var encodedQuery: [URLQueryItem] = []
+        var encodedHeaders: [String: String] = [:]
+        add(&encodedQuery, "from", from)
+        add(&encodedQuery, "to", to)
+        add(&encodedQuery, "granularity", granularity)
+        add(&encodedQuery, "group_by", groupBy)
+        return (encodedQuery, encodedHeaders)
+    }
+}
+
+extension Matchpoint {
+    /// Your account's API usage.
+    /// 
+    /// GET /v1/analytics/usage (operationId get-usage).
+    public func getUsage(_ params: GetUsageParams = .init()) async throws -> ListUsageBucket {
+        let encoded = params.encode()
+        return try await request(method: "GET", path: "/v1/analytics/usage", query: encoded.query, headers: encoded.headers, body: nil as Empty?, form: false, auth: true)
     }
 }
 

@@ -44,6 +44,32 @@ public struct APIKey: Codable, Sendable {
     }
 }
 
+public struct Acceptance: Codable, Sendable {
+    public var acceptanceRate: Double?
+    public var accepted: Int
+    /// Distance between the two people in km: 0-5, 5-10, 10-25, 25+, or unknown
+    public var band: String?
+    /// Requests closed in the range
+    public var closed: Int
+    public var sport: String?
+
+    public init(acceptanceRate: Double? = nil, accepted: Int, band: String? = nil, closed: Int, sport: String? = nil) {
+        self.acceptanceRate = acceptanceRate
+        self.accepted = accepted
+        self.band = band
+        self.closed = closed
+        self.sport = sport
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case acceptanceRate = "acceptance_rate"
+        case accepted
+        case band
+        case closed
+        case sport
+    }
+}
+
 public struct AckWebhookDeliveryRequest: Codable, Sendable {
     public var durationMs: Double
     public var error: String?
@@ -60,6 +86,42 @@ public struct AckWebhookDeliveryRequest: Codable, Sendable {
         case durationMs = "duration_ms"
         case error
         case statusCode = "status_code"
+    }
+}
+
+public struct Activity: Codable, Sendable {
+    /// Check-ins
+    public var eventsAttended: Int
+    public var eventsCreated: Int
+    public var matchRequestsReceived: Int
+    public var matchRequestsSent: Int
+    /// Accepted matches
+    public var matches: Int
+    public var messagesSent: Int
+    public var object: String
+    /// Share of the events you answered going (and attendance was taken) that you attended, over a year; null if none
+    public var reliability: Double?
+
+    public init(eventsAttended: Int, eventsCreated: Int, matchRequestsReceived: Int, matchRequestsSent: Int, matches: Int, messagesSent: Int, object: String, reliability: Double? = nil) {
+        self.eventsAttended = eventsAttended
+        self.eventsCreated = eventsCreated
+        self.matchRequestsReceived = matchRequestsReceived
+        self.matchRequestsSent = matchRequestsSent
+        self.matches = matches
+        self.messagesSent = messagesSent
+        self.object = object
+        self.reliability = reliability
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case eventsAttended = "events_attended"
+        case eventsCreated = "events_created"
+        case matchRequestsReceived = "match_requests_received"
+        case matchRequestsSent = "match_requests_sent"
+        case matches
+        case messagesSent = "messages_sent"
+        case object
+        case reliability
     }
 }
 
@@ -1218,6 +1280,28 @@ public struct ListPlace: Codable, Sendable {
     }
 }
 
+public struct ListPlatformBucket: Codable, Sendable {
+    public var data: [PlatformBucket]?
+    public var hasMore: Bool
+    /// Pass as cursor to get the next page
+    public var nextCursor: String?
+    public var object: String
+
+    public init(data: [PlatformBucket]? = nil, hasMore: Bool, nextCursor: String? = nil, object: String) {
+        self.data = data
+        self.hasMore = hasMore
+        self.nextCursor = nextCursor
+        self.object = object
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data
+        case hasMore = "has_more"
+        case nextCursor = "next_cursor"
+        case object
+    }
+}
+
 public struct ListRecommendation: Codable, Sendable {
     public var data: [Recommendation]?
     public var hasMore: Bool
@@ -1314,6 +1398,28 @@ public struct ListSportsEvent: Codable, Sendable {
     public var object: String
 
     public init(data: [SportsEvent]? = nil, hasMore: Bool, nextCursor: String? = nil, object: String) {
+        self.data = data
+        self.hasMore = hasMore
+        self.nextCursor = nextCursor
+        self.object = object
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data
+        case hasMore = "has_more"
+        case nextCursor = "next_cursor"
+        case object
+    }
+}
+
+public struct ListUsageBucket: Codable, Sendable {
+    public var data: [UsageBucket]?
+    public var hasMore: Bool
+    /// Pass as cursor to get the next page
+    public var nextCursor: String?
+    public var object: String
+
+    public init(data: [UsageBucket]? = nil, hasMore: Bool, nextCursor: String? = nil, object: String) {
         self.data = data
         self.hasMore = hasMore
         self.nextCursor = nextCursor
@@ -1554,6 +1660,30 @@ public struct MatchStats: Codable, Sendable {
         case received
         case sent
         case topSports = "top_sports"
+    }
+}
+
+public struct MatchingReport: Codable, Sendable {
+    public var byDistance: [Acceptance]?
+    public var bySport: [Acceptance]?
+    public var from: String
+    public var object: String
+    public var to: String
+
+    public init(byDistance: [Acceptance]? = nil, bySport: [Acceptance]? = nil, from: String, object: String, to: String) {
+        self.byDistance = byDistance
+        self.bySport = bySport
+        self.from = from
+        self.object = object
+        self.to = to
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case byDistance = "by_distance"
+        case bySport = "by_sport"
+        case from
+        case object
+        case to
     }
 }
 
@@ -2302,6 +2432,73 @@ public struct Place: Codable, Sendable {
         case object
         case population
         case timezone
+    }
+}
+
+public struct PlatformBucket: Codable, Sendable {
+    /// People who used the API that day
+    public var activeUsers: Int
+    /// Of the people going to events that started that day and took attendance, the share checked in; null if none
+    public var attendanceRate: Double?
+    public var checkins: Int
+    public var end: String
+    public var eventsCreated: Int
+    /// Of the requests closed that day (accepted, declined, expired, cancelled), the share accepted; null if none
+    public var matchAcceptanceRate: Double?
+    /// Match requests sent that day
+    public var matchRequests: Int
+    /// Match requests accepted that day
+    public var matchesAccepted: Int
+    public var messagesSent: Int
+    /// In the 30 days ending that day
+    public var monthlyActiveUsers: Int
+    /// RSVPs first given that day
+    public var rsvps: Int
+    public var signups: Int
+    public var start: String
+    /// Deliveries created that day, tests aside
+    public var webhookDeliveries: Int
+    /// Of the deliveries finished that day, the share delivered; null if none
+    public var webhookSuccessRate: Double?
+    /// In the 7 days ending that day
+    public var weeklyActiveUsers: Int
+
+    public init(activeUsers: Int, attendanceRate: Double? = nil, checkins: Int, end: String, eventsCreated: Int, matchAcceptanceRate: Double? = nil, matchRequests: Int, matchesAccepted: Int, messagesSent: Int, monthlyActiveUsers: Int, rsvps: Int, signups: Int, start: String, webhookDeliveries: Int, webhookSuccessRate: Double? = nil, weeklyActiveUsers: Int) {
+        self.activeUsers = activeUsers
+        self.attendanceRate = attendanceRate
+        self.checkins = checkins
+        self.end = end
+        self.eventsCreated = eventsCreated
+        self.matchAcceptanceRate = matchAcceptanceRate
+        self.matchRequests = matchRequests
+        self.matchesAccepted = matchesAccepted
+        self.messagesSent = messagesSent
+        self.monthlyActiveUsers = monthlyActiveUsers
+        self.rsvps = rsvps
+        self.signups = signups
+        self.start = start
+        self.webhookDeliveries = webhookDeliveries
+        self.webhookSuccessRate = webhookSuccessRate
+        self.weeklyActiveUsers = weeklyActiveUsers
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case activeUsers = "active_users"
+        case attendanceRate = "attendance_rate"
+        case checkins
+        case end
+        case eventsCreated = "events_created"
+        case matchAcceptanceRate = "match_acceptance_rate"
+        case matchRequests = "match_requests"
+        case matchesAccepted = "matches_accepted"
+        case messagesSent = "messages_sent"
+        case monthlyActiveUsers = "monthly_active_users"
+        case rsvps
+        case signups
+        case start
+        case webhookDeliveries = "webhook_deliveries"
+        case webhookSuccessRate = "webhook_success_rate"
+        case weeklyActiveUsers = "weekly_active_users"
     }
 }
 
@@ -3427,6 +3624,44 @@ public struct UpdateWebhookRequest: Codable, Sendable {
         case description
         case events
         case url
+    }
+}
+
+public struct UsageBucket: Codable, Sendable {
+    public var end: String
+    public var errors4xx: Int
+    public var errors5xx: Int
+    /// The operation or credential of the line; empty without group_by
+    public var group: String
+    /// Latency percentiles in the service, within 2 %
+    public var p50Ms: Double
+    public var p95Ms: Double
+    public var p99Ms: Double
+    public var requests: Int
+    public var start: String
+
+    public init(end: String, errors4xx: Int, errors5xx: Int, group: String, p50Ms: Double, p95Ms: Double, p99Ms: Double, requests: Int, start: String) {
+        self.end = end
+        self.errors4xx = errors4xx
+        self.errors5xx = errors5xx
+        self.group = group
+        self.p50Ms = p50Ms
+        self.p95Ms = p95Ms
+        self.p99Ms = p99Ms
+        self.requests = requests
+        self.start = start
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case end
+        case errors4xx = "errors_4xx"
+        case errors5xx = "errors_5xx"
+        case group
+        case p50Ms = "p50_ms"
+        case p95Ms = "p95_ms"
+        case p99Ms = "p99_ms"
+        case requests
+        case start
     }
 }
 

@@ -6,6 +6,38 @@ package io.matchpoint
 import org.json.JSONArray
 import org.json.JSONObject
 
+/** Acceptance */
+data class Acceptance(
+    val acceptanceRate: Double? = null,
+    val accepted: Long? = null,
+    /** Distance between the two people in km: 0-5, 5-10, 10-25, 25+, or unknown */
+    val band: String? = null,
+    /** Requests closed in the range */
+    val closed: Long? = null,
+    val sport: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (acceptanceRate != null) o.put("acceptance_rate", Json.value(acceptanceRate))
+        if (accepted != null) o.put("accepted", Json.value(accepted))
+        if (band != null) o.put("band", Json.value(band))
+        if (closed != null) o.put("closed", Json.value(closed))
+        if (sport != null) o.put("sport", Json.value(sport))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): Acceptance = Acceptance(
+            acceptanceRate = Json.opt(o, "acceptance_rate") { (it as Number).toDouble() },
+            accepted = Json.opt(o, "accepted") { (it as Number).toLong() },
+            band = Json.opt(o, "band") { it.toString() },
+            closed = Json.opt(o, "closed") { (it as Number).toLong() },
+            sport = Json.opt(o, "sport") { it.toString() }
+        )
+    }
+}
+
 /** AckWebhookDeliveryRequest */
 data class AckWebhookDeliveryRequest(
     val durationMs: Double? = null,
@@ -27,6 +59,48 @@ data class AckWebhookDeliveryRequest(
             durationMs = Json.opt(o, "duration_ms") { (it as Number).toDouble() },
             error = Json.opt(o, "error") { it.toString() },
             statusCode = Json.opt(o, "status_code") { (it as Number).toLong() }
+        )
+    }
+}
+
+/** Activity */
+data class Activity(
+    /** Check-ins */
+    val eventsAttended: Long? = null,
+    val eventsCreated: Long? = null,
+    val matchRequestsReceived: Long? = null,
+    val matchRequestsSent: Long? = null,
+    /** Accepted matches */
+    val matches: Long? = null,
+    val messagesSent: Long? = null,
+    val `object`: String? = null,
+    /** Share of the events you answered going (and attendance was taken) that you attended, over a year; null if none */
+    val reliability: Double? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (eventsAttended != null) o.put("events_attended", Json.value(eventsAttended))
+        if (eventsCreated != null) o.put("events_created", Json.value(eventsCreated))
+        if (matchRequestsReceived != null) o.put("match_requests_received", Json.value(matchRequestsReceived))
+        if (matchRequestsSent != null) o.put("match_requests_sent", Json.value(matchRequestsSent))
+        if (matches != null) o.put("matches", Json.value(matches))
+        if (messagesSent != null) o.put("messages_sent", Json.value(messagesSent))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        if (reliability != null) o.put("reliability", Json.value(reliability))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): Activity = Activity(
+            eventsAttended = Json.opt(o, "events_attended") { (it as Number).toLong() },
+            eventsCreated = Json.opt(o, "events_created") { (it as Number).toLong() },
+            matchRequestsReceived = Json.opt(o, "match_requests_received") { (it as Number).toLong() },
+            matchRequestsSent = Json.opt(o, "match_requests_sent") { (it as Number).toLong() },
+            matches = Json.opt(o, "matches") { (it as Number).toLong() },
+            messagesSent = Json.opt(o, "messages_sent") { (it as Number).toLong() },
+            `object` = Json.opt(o, "object") { it.toString() },
+            reliability = Json.opt(o, "reliability") { (it as Number).toDouble() }
         )
     }
 }
@@ -1483,6 +1557,34 @@ data class ListPlace(
     }
 }
 
+/** ListPlatformBucket */
+data class ListPlatformBucket(
+    val data: List<PlatformBucket>? = null,
+    val hasMore: Boolean? = null,
+    /** Pass as cursor to get the next page */
+    val nextCursor: String? = null,
+    val `object`: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (data != null) o.put("data", Json.value(data))
+        if (hasMore != null) o.put("has_more", Json.value(hasMore))
+        if (nextCursor != null) o.put("next_cursor", Json.value(nextCursor))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ListPlatformBucket = ListPlatformBucket(
+            data = Json.opt(o, "data") { Json.list(it as JSONArray) { PlatformBucket.fromJson(it as JSONObject) } },
+            hasMore = Json.opt(o, "has_more") { (it as Boolean) },
+            nextCursor = Json.opt(o, "next_cursor") { it.toString() },
+            `object` = Json.opt(o, "object") { it.toString() }
+        )
+    }
+}
+
 /** ListRecommendation */
 data class ListRecommendation(
     val data: List<Recommendation>? = null,
@@ -1616,6 +1718,34 @@ data class ListSportsEvent(
         /** Reads the JSON the API answers with; unknown fields are ignored. */
         @JvmStatic fun fromJson(o: JSONObject): ListSportsEvent = ListSportsEvent(
             data = Json.opt(o, "data") { Json.list(it as JSONArray) { SportsEvent.fromJson(it as JSONObject) } },
+            hasMore = Json.opt(o, "has_more") { (it as Boolean) },
+            nextCursor = Json.opt(o, "next_cursor") { it.toString() },
+            `object` = Json.opt(o, "object") { it.toString() }
+        )
+    }
+}
+
+/** ListUsageBucket */
+data class ListUsageBucket(
+    val data: List<UsageBucket>? = null,
+    val hasMore: Boolean? = null,
+    /** Pass as cursor to get the next page */
+    val nextCursor: String? = null,
+    val `object`: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (data != null) o.put("data", Json.value(data))
+        if (hasMore != null) o.put("has_more", Json.value(hasMore))
+        if (nextCursor != null) o.put("next_cursor", Json.value(nextCursor))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): ListUsageBucket = ListUsageBucket(
+            data = Json.opt(o, "data") { Json.list(it as JSONArray) { UsageBucket.fromJson(it as JSONObject) } },
             hasMore = Json.opt(o, "has_more") { (it as Boolean) },
             nextCursor = Json.opt(o, "next_cursor") { it.toString() },
             `object` = Json.opt(o, "object") { it.toString() }
@@ -1836,6 +1966,36 @@ data class MatchData(
             status = Json.opt(o, "status") { it.toString() },
             user1Id = Json.opt(o, "user1_id") { it.toString() },
             user2Id = Json.opt(o, "user2_id") { it.toString() }
+        )
+    }
+}
+
+/** MatchingReport */
+data class MatchingReport(
+    val byDistance: List<Acceptance>? = null,
+    val bySport: List<Acceptance>? = null,
+    val from: String? = null,
+    val `object`: String? = null,
+    val to: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (byDistance != null) o.put("by_distance", Json.value(byDistance))
+        if (bySport != null) o.put("by_sport", Json.value(bySport))
+        if (from != null) o.put("from", Json.value(from))
+        if (`object` != null) o.put("object", Json.value(`object`))
+        if (to != null) o.put("to", Json.value(to))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): MatchingReport = MatchingReport(
+            byDistance = Json.opt(o, "by_distance") { Json.list(it as JSONArray) { Acceptance.fromJson(it as JSONObject) } },
+            bySport = Json.opt(o, "by_sport") { Json.list(it as JSONArray) { Acceptance.fromJson(it as JSONObject) } },
+            from = Json.opt(o, "from") { it.toString() },
+            `object` = Json.opt(o, "object") { it.toString() },
+            to = Json.opt(o, "to") { it.toString() }
         )
     }
 }
@@ -2524,6 +2684,79 @@ data class Place(
             `object` = Json.opt(o, "object") { it.toString() },
             population = Json.opt(o, "population") { (it as Number).toLong() },
             timezone = Json.opt(o, "timezone") { it.toString() }
+        )
+    }
+}
+
+/** PlatformBucket */
+data class PlatformBucket(
+    /** People who used the API that day */
+    val activeUsers: Long? = null,
+    /** Of the people going to events that started that day and took attendance, the share checked in; null if none */
+    val attendanceRate: Double? = null,
+    val checkins: Long? = null,
+    val end: String? = null,
+    val eventsCreated: Long? = null,
+    /** Of the requests closed that day (accepted, declined, expired, cancelled), the share accepted; null if none */
+    val matchAcceptanceRate: Double? = null,
+    /** Match requests sent that day */
+    val matchRequests: Long? = null,
+    /** Match requests accepted that day */
+    val matchesAccepted: Long? = null,
+    val messagesSent: Long? = null,
+    /** In the 30 days ending that day */
+    val monthlyActiveUsers: Long? = null,
+    /** RSVPs first given that day */
+    val rsvps: Long? = null,
+    val signups: Long? = null,
+    val start: String? = null,
+    /** Deliveries created that day, tests aside */
+    val webhookDeliveries: Long? = null,
+    /** Of the deliveries finished that day, the share delivered; null if none */
+    val webhookSuccessRate: Double? = null,
+    /** In the 7 days ending that day */
+    val weeklyActiveUsers: Long? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (activeUsers != null) o.put("active_users", Json.value(activeUsers))
+        if (attendanceRate != null) o.put("attendance_rate", Json.value(attendanceRate))
+        if (checkins != null) o.put("checkins", Json.value(checkins))
+        if (end != null) o.put("end", Json.value(end))
+        if (eventsCreated != null) o.put("events_created", Json.value(eventsCreated))
+        if (matchAcceptanceRate != null) o.put("match_acceptance_rate", Json.value(matchAcceptanceRate))
+        if (matchRequests != null) o.put("match_requests", Json.value(matchRequests))
+        if (matchesAccepted != null) o.put("matches_accepted", Json.value(matchesAccepted))
+        if (messagesSent != null) o.put("messages_sent", Json.value(messagesSent))
+        if (monthlyActiveUsers != null) o.put("monthly_active_users", Json.value(monthlyActiveUsers))
+        if (rsvps != null) o.put("rsvps", Json.value(rsvps))
+        if (signups != null) o.put("signups", Json.value(signups))
+        if (start != null) o.put("start", Json.value(start))
+        if (webhookDeliveries != null) o.put("webhook_deliveries", Json.value(webhookDeliveries))
+        if (webhookSuccessRate != null) o.put("webhook_success_rate", Json.value(webhookSuccessRate))
+        if (weeklyActiveUsers != null) o.put("weekly_active_users", Json.value(weeklyActiveUsers))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): PlatformBucket = PlatformBucket(
+            activeUsers = Json.opt(o, "active_users") { (it as Number).toLong() },
+            attendanceRate = Json.opt(o, "attendance_rate") { (it as Number).toDouble() },
+            checkins = Json.opt(o, "checkins") { (it as Number).toLong() },
+            end = Json.opt(o, "end") { it.toString() },
+            eventsCreated = Json.opt(o, "events_created") { (it as Number).toLong() },
+            matchAcceptanceRate = Json.opt(o, "match_acceptance_rate") { (it as Number).toDouble() },
+            matchRequests = Json.opt(o, "match_requests") { (it as Number).toLong() },
+            matchesAccepted = Json.opt(o, "matches_accepted") { (it as Number).toLong() },
+            messagesSent = Json.opt(o, "messages_sent") { (it as Number).toLong() },
+            monthlyActiveUsers = Json.opt(o, "monthly_active_users") { (it as Number).toLong() },
+            rsvps = Json.opt(o, "rsvps") { (it as Number).toLong() },
+            signups = Json.opt(o, "signups") { (it as Number).toLong() },
+            start = Json.opt(o, "start") { it.toString() },
+            webhookDeliveries = Json.opt(o, "webhook_deliveries") { (it as Number).toLong() },
+            webhookSuccessRate = Json.opt(o, "webhook_success_rate") { (it as Number).toDouble() },
+            weeklyActiveUsers = Json.opt(o, "weekly_active_users") { (it as Number).toLong() }
         )
     }
 }
@@ -3901,6 +4134,50 @@ data class UpdateWebhookRequest(
             description = Json.opt(o, "description") { it.toString() },
             events = Json.opt(o, "events") { Json.list(it as JSONArray) { it.toString() } },
             url = Json.opt(o, "url") { it.toString() }
+        )
+    }
+}
+
+/** UsageBucket */
+data class UsageBucket(
+    val end: String? = null,
+    val errors4xx: Long? = null,
+    val errors5xx: Long? = null,
+    /** The operation or credential of the line; empty without group_by */
+    val group: String? = null,
+    /** Latency percentiles in the service, within 2 % */
+    val p50Ms: Double? = null,
+    val p95Ms: Double? = null,
+    val p99Ms: Double? = null,
+    val requests: Long? = null,
+    val start: String? = null
+) : JsonModel {
+    override fun toJson(): JSONObject {
+        val o = JSONObject()
+        if (end != null) o.put("end", Json.value(end))
+        if (errors4xx != null) o.put("errors_4xx", Json.value(errors4xx))
+        if (errors5xx != null) o.put("errors_5xx", Json.value(errors5xx))
+        if (group != null) o.put("group", Json.value(group))
+        if (p50Ms != null) o.put("p50_ms", Json.value(p50Ms))
+        if (p95Ms != null) o.put("p95_ms", Json.value(p95Ms))
+        if (p99Ms != null) o.put("p99_ms", Json.value(p99Ms))
+        if (requests != null) o.put("requests", Json.value(requests))
+        if (start != null) o.put("start", Json.value(start))
+        return o
+    }
+
+    companion object {
+        /** Reads the JSON the API answers with; unknown fields are ignored. */
+        @JvmStatic fun fromJson(o: JSONObject): UsageBucket = UsageBucket(
+            end = Json.opt(o, "end") { it.toString() },
+            errors4xx = Json.opt(o, "errors_4xx") { (it as Number).toLong() },
+            errors5xx = Json.opt(o, "errors_5xx") { (it as Number).toLong() },
+            group = Json.opt(o, "group") { it.toString() },
+            p50Ms = Json.opt(o, "p50_ms") { (it as Number).toDouble() },
+            p95Ms = Json.opt(o, "p95_ms") { (it as Number).toDouble() },
+            p99Ms = Json.opt(o, "p99_ms") { (it as Number).toDouble() },
+            requests = Json.opt(o, "requests") { (it as Number).toLong() },
+            start = Json.opt(o, "start") { it.toString() }
         )
     }
 }

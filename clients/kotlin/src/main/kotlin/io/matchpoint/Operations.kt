@@ -49,14 +49,18 @@ abstract class Operations {
             "get-conversation",
             "get-event",
             "get-match",
+            "get-matching-metrics",
             "get-me",
             "get-message",
             "get-moderation-case",
+            "get-my-activity",
             "get-my-reliability",
             "get-notification",
             "get-notification-settings",
+            "get-platform-metrics",
             "get-rsvp",
             "get-thread",
+            "get-usage",
             "get-user",
             "get-vapid-public-key",
             "get-verification",
@@ -242,6 +246,9 @@ abstract class Operations {
     /** A match (GET /v1/matches/{id}, operationId get-match) */
     @JvmOverloads fun getMatch(id: String, options: RequestOptions? = null): Match = Match.fromJson(JSONObject(send("GET", "/v1/matches/${enc(id)}", emptyList(), null, false, true, options)))
 
+    /** Match acceptance by sport and distance (operators) (GET /v1/analytics/matching, operationId get-matching-metrics) */
+    @JvmOverloads fun getMatchingMetrics(from: String? = null, to: String? = null, options: RequestOptions? = null): MatchingReport = MatchingReport.fromJson(JSONObject(send("GET", "/v1/analytics/matching", listOf("from" to from, "to" to to), null, false, true, options)))
+
     /** Your profile (GET /v1/users/me, operationId get-me) */
     @JvmOverloads fun getMe(options: RequestOptions? = null): Profile = Profile.fromJson(JSONObject(send("GET", "/v1/users/me", emptyList(), null, false, true, options)))
 
@@ -250,6 +257,9 @@ abstract class Operations {
 
     /** A case with its reports (operators) (GET /v1/moderation/cases/{id}, operationId get-moderation-case) */
     @JvmOverloads fun getModerationCase(id: String, options: RequestOptions? = null): ModerationCase = ModerationCase.fromJson(JSONObject(send("GET", "/v1/moderation/cases/${enc(id)}", emptyList(), null, false, true, options)))
+
+    /** Your activity (GET /v1/users/me/activity, operationId get-my-activity) */
+    @JvmOverloads fun getMyActivity(options: RequestOptions? = null): Activity = Activity.fromJson(JSONObject(send("GET", "/v1/users/me/activity", emptyList(), null, false, true, options)))
 
     /** Your reliability (GET /v1/users/me/reliability, operationId get-my-reliability) */
     @JvmOverloads fun getMyReliability(options: RequestOptions? = null): EventReliability = EventReliability.fromJson(JSONObject(send("GET", "/v1/users/me/reliability", emptyList(), null, false, true, options)))
@@ -260,11 +270,17 @@ abstract class Operations {
     /** Your notification settings (GET /v1/users/me/notification-settings, operationId get-notification-settings) */
     @JvmOverloads fun getNotificationSettings(options: RequestOptions? = null): NotificationSettings = NotificationSettings.fromJson(JSONObject(send("GET", "/v1/users/me/notification-settings", emptyList(), null, false, true, options)))
 
+    /** Product metrics of the platform (operators) (GET /v1/analytics/platform, operationId get-platform-metrics) */
+    @JvmOverloads fun getPlatformMetrics(from: String? = null, to: String? = null, granularity: String? = null, options: RequestOptions? = null): ListPlatformBucket = ListPlatformBucket.fromJson(JSONObject(send("GET", "/v1/analytics/platform", listOf("from" to from, "to" to to, "granularity" to granularity), null, false, true, options)))
+
     /** Your answer to an event (GET /v1/events/{id}/rsvp, operationId get-rsvp) */
     @JvmOverloads fun getRsvp(id: String, options: RequestOptions? = null): EventRSVP = EventRSVP.fromJson(JSONObject(send("GET", "/v1/events/${enc(id)}/rsvp", emptyList(), null, false, true, options)))
 
     /** A message's thread (GET /v1/messages/{id}/thread, operationId get-thread) */
     @JvmOverloads fun getThread(id: String, limit: Long? = null, after: String? = null, options: RequestOptions? = null): ListView = ListView.fromJson(JSONObject(send("GET", "/v1/messages/${enc(id)}/thread", listOf("limit" to limit, "after" to after), null, false, true, options)))
+
+    /** Your account's API usage (GET /v1/analytics/usage, operationId get-usage) */
+    @JvmOverloads fun getUsage(from: String? = null, to: String? = null, granularity: String? = null, groupBy: String? = null, options: RequestOptions? = null): ListUsageBucket = ListUsageBucket.fromJson(JSONObject(send("GET", "/v1/analytics/usage", listOf("from" to from, "to" to to, "granularity" to granularity, "group_by" to groupBy), null, false, true, options)))
 
     /** A user's public profile (GET /v1/users/{id}, operationId get-user) */
     @JvmOverloads fun getUser(id: String, options: RequestOptions? = null): PublicProfile = PublicProfile.fromJson(JSONObject(send("GET", "/v1/users/${enc(id)}", emptyList(), null, false, true, options)))
