@@ -296,6 +296,9 @@ func (l *lockedConversation) UpdateMessage(ctx context.Context, m *messaging.Mes
 	if err != nil {
 		return fmt.Errorf("store: update message: %w", err)
 	}
+	if m.Deleted() {
+		return redactMessage(ctx, l.tx, m.ConversationID, m.ID)
+	}
 	return nil
 }
 
