@@ -14,12 +14,16 @@ func TestMessagingRefusesMalformedMemberIDs(t *testing.T) {
 		ann, bob := cs[0], cs[1]
 		g := startConversation(t, s, ann, "Club", bob)
 		for _, id := range []string{"", "bob", "usr_", "evt_" + bob.ID[4:], bob.ID + "x"} {
+			code := "unknown_user"
+			if id == "" {
+				code = "invalid_id"
+			}
 			body := jsonBody(t, map[string]any{"member_ids": []string{id}})
-			wantProblem(t, s, api(t, s, "POST", "/v1/conversations", ann.key, body), 422, "invalid_id", "member_ids")
+			wantProblem(t, s, api(t, s, "POST", "/v1/conversations", ann.key, body), 422, code, "member_ids")
 			body = jsonBody(t, map[string]any{"member_ids": []string{bob.ID, id}, "title": "Team"})
-			wantProblem(t, s, api(t, s, "POST", "/v1/conversations", ann.key, body), 422, "invalid_id", "member_ids")
+			wantProblem(t, s, api(t, s, "POST", "/v1/conversations", ann.key, body), 422, code, "member_ids")
 			body = jsonBody(t, map[string]any{"user_ids": []string{id}})
-			wantProblem(t, s, api(t, s, "POST", "/v1/conversations/"+g.ID+"/members", ann.key, body), 422, "invalid_id", "user_ids")
+			wantProblem(t, s, api(t, s, "POST", "/v1/conversations/"+g.ID+"/members", ann.key, body), 422, code, "user_ids")
 		}
 	})
 }

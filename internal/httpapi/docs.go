@@ -53,7 +53,7 @@ var problemCodes = []web.ErrorCode{
 	{Code: "invalid_time", Status: 422, Meaning: "Availability times are HH:MM, and a slot ends after it starts."},
 	{Code: "invalid_visibility", Status: 422, Meaning: "profile_visibility is members, matches or private."},
 	{Code: "invalid_text", Status: 422, Meaning: "Text holds control characters, bidirectional override characters, or line breaks where none are allowed."},
-	{Code: "invalid_id", Status: 422, Meaning: "A list of ids holds an empty or malformed one; param names the list."},
+	{Code: "invalid_id", Status: 422, Meaning: "A list of ids holds an empty one; param names the list."},
 	{Code: "too_long", Status: 422, Meaning: "Text is longer than its limit."},
 	{Code: "too_many", Status: 422, Meaning: "A list is longer than its limit."},
 	{Code: "invalid_name", Status: 422, Meaning: "Names of keys and clients are 1 to 100 characters."},

@@ -61,12 +61,16 @@ func checkText(param, s string, max int, multiline bool) error {
 	return nil
 }
 
-// checkUserIDs refuses an empty or malformed user id in the list named
-// param before anything looks it up.
+// checkUserIDs refuses an empty (invalid_id) or malformed (unknown_user:
+// it names nobody) user id in the list named param before anything looks
+// it up.
 func checkUserIDs(param string, list []string) error {
 	for _, id := range list {
+		if id == "" {
+			return apperr.InvalidParam(param, "invalid_id", "%s holds an empty id", param)
+		}
 		if !ids.Valid(ids.User, id) {
-			return apperr.InvalidParam(param, "invalid_id", "%s holds %q, which is not a user id", param, id)
+			return apperr.InvalidParam(param, "unknown_user", "no user %q you can message", id)
 		}
 	}
 	return nil
