@@ -328,7 +328,9 @@ func (s *Service) MarkRead(ctx context.Context, convID, callerID, messageID stri
 			}
 		}
 		p := payloadOf(m)
-		p.ReadBy, p.ReadAt = callerID, wire.OptTime(&now)
+		// A receipt is filed under the reader, so it must not carry the
+		// sender's text: erasing the sender could not find it there.
+		p.Text, p.ReadBy, p.ReadAt = "", callerID, wire.OptTime(&now)
 		ev, err := outbox.New(now, outbox.MessageRead, callerID, "message", p)
 		if err != nil {
 			return err

@@ -26,6 +26,9 @@ func errNoConversation(id string) error { return apperr.NotFoundf("no conversati
 // false) if there is one. With a title it is a group of the creator (its
 // first admin) and the others.
 func (s *Service) Create(ctx context.Context, creatorID string, memberIDs []string, title *string) (*Conversation, bool, error) {
+	if err := checkUserIDs("member_ids", memberIDs); err != nil {
+		return nil, false, err
+	}
 	var others []string
 	for _, id := range memberIDs {
 		if id != creatorID && !slices.Contains(others, id) {
@@ -191,6 +194,9 @@ func (s *Service) Rename(ctx context.Context, id, callerID, title string) (*Conv
 func (s *Service) AddMembers(ctx context.Context, id, callerID string, userIDs []string) (*Conversation, error) {
 	if len(userIDs) == 0 {
 		return nil, apperr.InvalidParam("user_ids", "validation_failed", "user_ids must name at least one person")
+	}
+	if err := checkUserIDs("user_ids", userIDs); err != nil {
+		return nil, err
 	}
 	if bad, err := s.store.CheckPeople(ctx, callerID, userIDs); err != nil {
 		return nil, err

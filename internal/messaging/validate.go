@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
+	"github.com/matchpoint-api/matchpoint/internal/ids"
 )
 
 // cleanBody trims a message body and checks it: 1..MaxBody characters, no
@@ -50,6 +51,26 @@ func checkText(param, s string, max int, multiline bool) error {
 		}
 		if unicode.IsControl(r) {
 			return apperr.InvalidParam(param, "invalid_text", "%s must not contain control characters", param)
+		}
+		// Bidirectional overrides and isolates make text show in another
+		// order than it is read and searched (a "Trojan Source" trick).
+		if (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') {
+			return apperr.InvalidParam(param, "invalid_text", "%s must not contain bidirectional override characters (U+%04X)", param, r)
+		}
+	}
+	return nil
+}
+
+// checkUserIDs refuses an empty (invalid_id) or malformed (unknown_user:
+// it names nobody) user id in the list named param before anything looks
+// it up.
+func checkUserIDs(param string, list []string) error {
+	for _, id := range list {
+		if id == "" {
+			return apperr.InvalidParam(param, "invalid_id", "%s holds an empty id", param)
+		}
+		if !ids.Valid(ids.User, id) {
+			return apperr.InvalidParam(param, "unknown_user", "no user %q you can message", id)
 		}
 	}
 	return nil

@@ -56,7 +56,7 @@ type Payload struct {
 	ID             string  `json:"id"`
 	ConversationID string  `json:"conversation_id"`
 	SenderID       string  `json:"sender_id"`
-	Text           string  `json:"text"`
+	Text           string  `json:"text,omitempty"`
 	CreatedAt      string  `json:"created_at"`
 	ReadBy         string  `json:"read_by,omitempty"`
 	ReadAt         *string `json:"read_at,omitempty"`

@@ -442,7 +442,10 @@ func init() {
 	// come, are cancelled (attendees are told); its answers are withdrawn
 	// with the waitlist moving up; its check-ins and invitations go.
 	registerEraser("events", []string{"creator_id"}, func(ctx context.Context, tx *sql.Tx, e erasure) error {
-		return eraseEventsWhere(ctx, tx, e, `SELECT id FROM events WHERE creator_id = $1`, events.EraseCreator)
+		if err := eraseEventsWhere(ctx, tx, e, `SELECT id FROM events WHERE creator_id = $1`, events.EraseCreator); err != nil {
+			return err
+		}
+		return retitleEventConversations(ctx, tx, e.UserID, e.At)
 	})
 	registerEraser("event_rsvps", []string{"user_id"}, func(ctx context.Context, tx *sql.Tx, e erasure) error {
 		return eraseEventsWhere(ctx, tx, e, `SELECT event_id FROM event_rsvps WHERE user_id = $1`,

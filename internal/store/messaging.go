@@ -296,6 +296,9 @@ func (l *lockedConversation) UpdateMessage(ctx context.Context, m *messaging.Mes
 	if err != nil {
 		return fmt.Errorf("store: update message: %w", err)
 	}
+	if m.Deleted() {
+		return redactMessage(ctx, l.tx, m.ConversationID, m.ID)
+	}
 	return nil
 }
 
@@ -370,9 +373,21 @@ func init() {
 		return err
 	})
 	registerEraser("conversation_members", []string{"user_id"}, func(ctx context.Context, tx *sql.Tx, e erasure) error {
-		_, err := tx.ExecContext(ctx, `UPDATE conversation_members SET left_at = COALESCE(left_at, $2), role = 'member', muted_until = NULL,
-			read_seq = 0, read_message_id = NULL, read_at = NULL WHERE user_id = $1`, e.UserID, micros(e.At))
-		return err
+		led, err := queryStrings(ctx, tx, `SELECT conversation_id FROM conversation_members WHERE user_id = $1 AND role = $2
+			AND left_at IS NULL ORDER BY conversation_id`, e.UserID, messaging.Admin)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE conversation_members SET left_at = COALESCE(left_at, $2), role = 'member', muted_until = NULL,
+			read_seq = 0, read_message_id = NULL, read_at = NULL WHERE user_id = $1`, e.UserID, micros(e.At)); err != nil {
+			return err
+		}
+		for _, id := range led {
+			if err := promoteIfNoAdmin(ctx, tx, id); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	keepColumn("conversations", "creator_id", "names the anonymised account row only; a group outlives its creator")
 	registerMuteCheck(conversationMuted)
@@ -389,4 +404,18 @@ func conversationMuted(ctx context.Context, tx *sql.Tx, n *notify.Notification) 
 	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM conversation_members WHERE conversation_id = $1 AND user_id = $2
 		AND muted_until > $3)`, convID, n.UserID, micros(n.UpdatedAt)).Scan(&muted)
 	return muted, err
+}
+
+// promoteIfNoAdmin makes the longest-standing member of a conversation left
+// without an admin its admin, as leaving does (messaging.promoteIfNoAdmin)
+// when the admin's membership ends otherwise: erasure, or an event's
+// conversation following its attendees.
+func promoteIfNoAdmin(ctx context.Context, tx *sql.Tx, convID string) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE conversation_members SET role = $2 WHERE conversation_id = $1
+		AND user_id = (SELECT user_id FROM conversation_members WHERE conversation_id = $1 AND left_at IS NULL ORDER BY joined_at, user_id LIMIT 1)
+		AND NOT EXISTS (SELECT 1 FROM conversation_members WHERE conversation_id = $1 AND left_at IS NULL AND role = $2)`,
+		convID, messaging.Admin); err != nil {
+		return fmt.Errorf("store: promote an admin: %w", err)
+	}
+	return nil
 }

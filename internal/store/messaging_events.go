@@ -16,16 +16,34 @@ import (
 // going as members, and nobody else: every save of the event brings the
 // membership in line with its RSVPs, in the same transaction.
 
-// eventPeople lists the event's creator and the people going to it.
+// eventPeople lists the event's creator and the people going to it, but
+// no erased account: an erased creator is not brought back as admin.
 func eventPeople(ctx context.Context, tx *sql.Tx, eventID, creatorID string) ([]string, error) {
-	going, err := queryStrings(ctx, tx, `SELECT user_id FROM event_rsvps WHERE event_id = $1 AND status = 'going' ORDER BY going_since, user_id`, eventID)
+	going, err := queryStrings(ctx, tx, `SELECT r.user_id FROM event_rsvps r JOIN users u ON u.id = r.user_id
+		WHERE r.event_id = $1 AND r.status = 'going' AND u.deleted_at IS NULL ORDER BY r.going_since, r.user_id`, eventID)
 	if err != nil {
 		return nil, fmt.Errorf("store: event conversation: %w", err)
 	}
-	if !slices.Contains(going, creatorID) {
+	var live bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL)`, creatorID).Scan(&live); err != nil {
+		return nil, fmt.Errorf("store: event conversation: %w", err)
+	}
+	if live && !slices.Contains(going, creatorID) {
 		going = append([]string{creatorID}, going...)
 	}
 	return going, nil
+}
+
+// retitleEventConversations gives the conversations of an erased
+// creator's events the events' blanked titles: the title they copied is
+// the creator's writing.
+func retitleEventConversations(ctx context.Context, tx *sql.Tx, creatorID string, at time.Time) error {
+	_, err := tx.ExecContext(ctx, `UPDATE conversations SET title = (SELECT e.title FROM events e WHERE e.id = conversations.event_id), updated_at = $2
+		WHERE event_id IN (SELECT id FROM events WHERE creator_id = $1)`, creatorID, micros(at))
+	if err != nil {
+		return fmt.Errorf("store: retitle event conversations: %w", err)
+	}
+	return nil
 }
 
 // followEvent updates the event's conversation, if it has one, to its
@@ -72,6 +90,9 @@ func followEvent(ctx context.Context, tx *sql.Tx, eventID, creatorID string, at 
 	if len(added) == 0 && len(removed) == 0 {
 		return nil
 	}
+	if err := promoteIfNoAdmin(ctx, tx, c.ID); err != nil {
+		return err
+	}
 	if err := appendStream(ctx, tx, want, messaging.StreamUpdated, messaging.Update{ConversationID: c.ID, Change: "members_added",
 		ByUserID: creatorID, UserIDs: added, Title: c.Title}, at); err != nil || len(removed) == 0 {
 		return err
@@ -93,6 +114,16 @@ func (s *Messaging) EventConversation(ctx context.Context, eventID, callerID str
 		}
 		if err != nil {
 			return fmt.Errorf("store: event conversation: %w", err)
+		}
+		// Only someone who may see the event learns that it exists.
+		a := &sqlArgs{}
+		q := `SELECT EXISTS (SELECT 1 FROM events e WHERE e.id = ` + a.add(eventID) + ` AND ` + visibleTo(a, callerID) + `)`
+		var visible bool
+		if err := tx.QueryRowContext(ctx, q, a.list...).Scan(&visible); err != nil {
+			return fmt.Errorf("store: event conversation: %w", err)
+		}
+		if !visible {
+			return apperr.NotFoundf("no event %q", eventID)
 		}
 		people, err := eventPeople(ctx, tx, eventID, creatorID)
 		if err != nil {

@@ -157,9 +157,19 @@ func (s *Messaging) Membership(ctx context.Context, id, userID string) (*messagi
 	return m, nil
 }
 
+// viewedMessageColumns are messageColumns with a thread root's reply
+// count and last reply time as the viewer (a SQL expression) sees the
+// thread: without the replies of people either of them blocks.
+func viewedMessageColumns(viewer string) string {
+	replies := `FROM messages r WHERE r.thread_id = m.id AND ` + mayRead(viewer, "r")
+	return strings.Replace(messageColumns, `m.reply_count, m.last_reply_at`,
+		`CASE WHEN m.reply_count = 0 THEN 0 ELSE (SELECT COUNT(*) `+replies+`) END,
+		CASE WHEN m.reply_count = 0 THEN NULL ELSE (SELECT MAX(r.created_at) `+replies+`) END`, 1)
+}
+
 // Message reads a message the viewer may read.
 func (s *Messaging) Message(ctx context.Context, id, viewerID string) (*messaging.Message, error) {
-	ms, err := s.messages(ctx, `SELECT `+messageColumns+` FROM messages m
+	ms, err := s.messages(ctx, `SELECT `+viewedMessageColumns("$2")+` FROM messages m
 		JOIN conversation_members cm ON cm.conversation_id = m.conversation_id AND cm.user_id = $2 AND cm.left_at IS NULL
 		WHERE m.id = $1 AND `+mayRead("$2", "m"), id, viewerID)
 	if err != nil {
@@ -191,5 +201,5 @@ func (s *Messaging) History(ctx context.Context, q *messaging.HistoryQuery) ([]*
 		args = append(args, q.From)
 		where += fmt.Sprintf(` AND m.conv_seq < $%d`, len(args))
 	}
-	return s.messages(ctx, `SELECT `+messageColumns+` FROM messages m WHERE `+where+order+` LIMIT $3`, args...)
+	return s.messages(ctx, `SELECT `+viewedMessageColumns("$2")+` FROM messages m WHERE `+where+order+` LIMIT $3`, args...)
 }

@@ -38,10 +38,11 @@ func appendStream(ctx context.Context, tx *sql.Tx, userIDs []string, kind string
 	if err != nil {
 		return fmt.Errorf("store: encode %s stream event: %w", kind, err)
 	}
+	t := tagsOf(kind, body)
 	for _, id := range userIDs {
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO stream_events (user_id, kind, data, created_at) VALUES ($1, $2, $3, $4)`,
-			id, kind, string(body), micros(at)); err != nil {
+			`INSERT INTO stream_events (user_id, kind, data, created_at, conversation_id, message_id, actor_id) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			id, kind, string(body), micros(at), nullString(t.conversationID), nullString(t.messageID), nullString(t.actorID)); err != nil {
 			return fmt.Errorf("store: append %s stream event: %w", kind, err)
 		}
 	}
@@ -53,6 +54,12 @@ func init() {
 	// A stream event is addressed to its recipient alone: the erased
 	// account's own stream goes with it.
 	deleteRowsOf("stream_events", "user_id")
+	// Others' rows and notifications about the erased account's messages
+	// lose their text and its name (the messages eraser, which runs first,
+	// made the messages tombstones and kept their sender_id).
+	registerEraser("stream_events", []string{"actor_id"}, func(ctx context.Context, tx *sql.Tx, e erasure) error {
+		return redactAuthor(ctx, tx, e.UserID)
+	})
 }
 
 // streamBeforeCommit issues the NOTIFY of a transaction that appended stream
@@ -103,15 +110,15 @@ func (s *Stream) Head(ctx context.Context) (int64, error) {
 
 // After returns up to limit rows of every recipient after seq, in order.
 func (s *Stream) After(ctx context.Context, after int64, limit int) ([]stream.Event, error) {
-	return s.query(ctx, `SELECT seq, user_id, kind, data, created_at FROM stream_events
+	return s.query(ctx, `SELECT seq, user_id, kind, data, created_at, NOT `+streamVisible+` FROM stream_events e
 		WHERE seq > $1 ORDER BY seq LIMIT $2`, after, limit)
 }
 
 // Replay returns up to limit rows of userID in (after, upTo], in order,
 // without typing events older than typingSince.
 func (s *Stream) Replay(ctx context.Context, userID string, after, upTo int64, typingSince time.Time, limit int) ([]stream.Event, error) {
-	return s.query(ctx, `SELECT seq, user_id, kind, data, created_at FROM stream_events
-		WHERE user_id = $1 AND seq > $2 AND seq <= $3 AND (kind <> $4 OR created_at >= $5)
+	return s.query(ctx, `SELECT seq, user_id, kind, data, created_at, FALSE FROM stream_events e
+		WHERE user_id = $1 AND seq > $2 AND seq <= $3 AND (kind <> $4 OR created_at >= $5) AND `+streamVisible+`
 		ORDER BY seq LIMIT $6`, userID, after, upTo, stream.KindTyping, micros(typingSince), limit)
 }
 
@@ -126,7 +133,7 @@ func (s *Stream) query(ctx context.Context, q string, args ...any) ([]stream.Eve
 		var ev stream.Event
 		var data string
 		var at int64
-		if err := rows.Scan(&ev.Seq, &ev.UserID, &ev.Kind, &data, &at); err != nil {
+		if err := rows.Scan(&ev.Seq, &ev.UserID, &ev.Kind, &data, &at, &ev.Hidden); err != nil {
 			return nil, fmt.Errorf("store: read the stream: %w", err)
 		}
 		ev.Data, ev.At = json.RawMessage(data), fromMicros(at)

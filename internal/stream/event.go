@@ -28,6 +28,10 @@ type Event struct {
 	Kind   string // the SSE event name: message.sent, notification...
 	Data   json.RawMessage
 	At     time.Time
+	// Hidden rows are no longer the recipient's to see (they left the
+	// conversation, or block its author, since the row was written): the
+	// hub passes over them without delivering them.
+	Hidden bool
 }
 
 // Kinds of events written by this package; the messaging kinds

@@ -287,6 +287,9 @@ func (h *Hub) deliver(rows []Event) time.Duration {
 // fanoutLocked gives ev to each of its recipient's connections without ever
 // waiting: a connection whose buffer is full is dropped.
 func (h *Hub) fanoutLocked(ev Event) {
+	if ev.Hidden {
+		return
+	}
 	for c := range h.conns[ev.UserID] {
 		if ev.Seq <= c.after {
 			continue // already replayed to it (it resumed from a later id)

@@ -74,7 +74,7 @@ type MessageData struct {
 	ID             string  `json:"id"`
 	ConversationID string  `json:"conversation_id"`
 	SenderID       string  `json:"sender_id"`
-	Text           string  `json:"text"`
+	Text           string  `json:"text,omitempty" doc:"message.sent only: a read receipt does not repeat the text, which is the sender's and goes when they delete it"`
 	CreatedAt      string  `json:"created_at" format:"date-time"`
 	ReadBy         string  `json:"read_by,omitempty" doc:"message.read: who read it"`
 	ReadAt         *string `json:"read_at,omitempty" format:"date-time" doc:"message.read: when"`
@@ -124,7 +124,7 @@ func Docs(now time.Time) []KindDoc {
 	msg := MessageData{ID: "msg_068b2k3n1ytkbrg5q9v7x8m0cg", ConversationID: "cnv_068b2k3n1ytkbrg5q9v7x8m0ch", SenderID: user.ID,
 		Text: "See you at 10?", CreatedAt: t}
 	read := msg
-	read.ReadBy, read.ReadAt = match.User2ID, &t
+	read.Text, read.ReadBy, read.ReadAt = "", match.User2ID, &t
 	ntf := NotificationData{ID: "ntf_068b2k3n1ytkbrg5q9v7x8m0cj", UserID: user.ID, Kind: "message.new", Title: "Bo sent you a message",
 		Data: map[string]string{"conversation_id": msg.ConversationID}, CreatedAt: t}
 	delivered := ntf
