@@ -652,7 +652,8 @@ type MessageData struct {
 	// message.read: who read it
 	ReadBy   string `json:"read_by,omitempty"`
 	SenderID string `json:"sender_id"`
-	Text     string `json:"text"`
+	// message.sent only: a read receipt does not repeat the text, which is the sender's and goes when they delete it
+	Text string `json:"text,omitempty"`
 }
 
 type MessageDraft struct {

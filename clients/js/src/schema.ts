@@ -3132,7 +3132,8 @@ export interface components {
             /** @description message.read: who read it */
             read_by?: string;
             sender_id: string;
-            text: string;
+            /** @description message.sent only: a read receipt does not repeat the text, which is the sender's and goes when they delete it */
+            text?: string;
         };
         MessageDraft: {
             /**
@@ -8536,7 +8537,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da1zbsf0q8brnw0rkxc",
+                 *       "id": "whe_06h18cfvz9x9sa4rs8vjzbdkfg",
                  *       "type": "event.cancelled"
                  *     }
                  */
@@ -8597,7 +8598,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da1ys37b3majarhvv3r",
+                 *       "id": "whe_06h18cfvz9wex9n06xmf4m8hkc",
                  *       "type": "event.created"
                  *     }
                  */
@@ -8652,7 +8653,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da1z8k273awc0r8egn4",
+                 *       "id": "whe_06h18cfvz9x1dbzagdsgcn4zvw",
                  *       "type": "event.rsvp"
                  *     }
                  */
@@ -8713,7 +8714,7 @@ export interface operations {
                  *           "title": "Sunday doubles"
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da1yxx5wakw7psnn0a0",
+                 *       "id": "whe_06h18cfvz9wkhbtjyy1se6ebn8",
                  *       "type": "event.updated"
                  *     }
                  */
@@ -8772,7 +8773,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da1y5k315z91yy667e4",
+                 *       "id": "whe_06h18cfvz9vp54wwaacxszcnjg",
                  *       "type": "match.accepted"
                  *     }
                  */
@@ -8831,7 +8832,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da1y2bfbpkvs380343g",
+                 *       "id": "whe_06h18cfvz9vhh2m1ykbq58pbgw",
                  *       "type": "match.created"
                  *     }
                  */
@@ -8890,7 +8891,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da1y8nfbbqb1vqd0rkg",
+                 *       "id": "whe_06h18cfvz9vsv3nv7aqwd290tr",
                  *       "type": "match.declined"
                  *     }
                  */
@@ -8949,7 +8950,7 @@ export interface operations {
                  *           "user2_id": "usr_068b2k3n1ytkbrg5q9v7x8m0ce"
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da1ybf2j082a97xgh54",
+                 *       "id": "whe_06h18cfvz9vx17rrezqfkjhmy8",
                  *       "type": "match.expired"
                  *     }
                  */
@@ -9002,11 +9003,10 @@ export interface operations {
                  *           "id": "msg_068b2k3n1ytkbrg5q9v7x8m0cg",
                  *           "read_at": "2026-01-01T09:00:00.000Z",
                  *           "read_by": "usr_068b2k3n1ytkbrg5q9v7x8m0ce",
-                 *           "sender_id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb",
-                 *           "text": "See you at 10?"
+                 *           "sender_id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da5r5qa8vq8p2ka6qn4",
+                 *       "id": "whe_06h18cfvz9y153sb195601tg4w",
                  *       "type": "message.read"
                  *     }
                  */
@@ -9061,7 +9061,7 @@ export interface operations {
                  *           "text": "See you at 10?"
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da5r2v2pzp33xanb5a4",
+                 *       "id": "whe_06h18cfvz9xt79yep041wzssp0",
                  *       "type": "message.sent"
                  *     }
                  */
@@ -9121,7 +9121,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da5rnf7t94dk2bcsv4g",
+                 *       "id": "whe_06h18cfvz9ykzb029b458nbyj8",
                  *       "type": "notification.delivered"
                  *     }
                  */
@@ -9179,7 +9179,7 @@ export interface operations {
                  *           "user_id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da5rh9d1nypegstbwd0",
+                 *       "id": "whe_06h18cfvz9ygk9ycbn3dkyhty0",
                  *       "type": "notification.sent"
                  *     }
                  */
@@ -9241,7 +9241,7 @@ export interface operations {
                  *           "verified": false
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da1wyb73a2d70j7yc0g",
+                 *       "id": "whe_06h18cfvz9t6b39ne57n4ygyj0",
                  *       "type": "user.created"
                  *     }
                  */
@@ -9295,7 +9295,7 @@ export interface operations {
                  *           "id": "usr_068b2k3n1ytkbrg5q9v7x8m0cb"
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da1xkk65ccx48tbzw70",
+                 *       "id": "whe_06h18cfvz9v2q74pbcg7hfbkhw",
                  *       "type": "user.deleted"
                  *     }
                  */
@@ -9357,7 +9357,7 @@ export interface operations {
                  *           "verified": false
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da1x7kbtk2m318z0268",
+                 *       "id": "whe_06h18cfvz9tj1fhgt5v11v5x7m",
                  *       "type": "user.updated"
                  *     }
                  */
@@ -9419,7 +9419,7 @@ export interface operations {
                  *           "verified": true
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da1xckca8206cy764ag",
+                 *       "id": "whe_06h18cfvz9tq9brbjzjbqycje4",
                  *       "type": "user.verified"
                  *     }
                  */
@@ -9475,7 +9475,7 @@ export interface operations {
                  *           "url": "https://hooks.example.com/matchpoint"
                  *         }
                  *       },
-                 *       "id": "whe_06h18b8da5rzhc4krwfnmq32s4",
+                 *       "id": "whe_06h18cfvz9yzd7emvmxc464hc8",
                  *       "type": "webhook.failing"
                  *     }
                  */

@@ -764,11 +764,12 @@ class MessageData(Model):
     created_at: str
     id: str
     sender_id: str
-    text: str
     read_at: Optional[str] = None
     # message.read: when
     read_by: Optional[str] = None
     # message.read: who read it
+    text: Optional[str] = None
+    # message.sent only: a read receipt does not repeat the text, which is the sender's and goes when they delete it
     _extra: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 @dataclass

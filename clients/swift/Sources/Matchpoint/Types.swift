@@ -1696,9 +1696,10 @@ public struct MessageData: Codable, Sendable {
     /// message.read: who read it
     public var readBy: String?
     public var senderId: String
-    public var text: String
+    /// message.sent only: a read receipt does not repeat the text, which is the sender's and goes when they delete it
+    public var text: String?
 
-    public init(conversationId: String, createdAt: String, id: String, readAt: String? = nil, readBy: String? = nil, senderId: String, text: String) {
+    public init(conversationId: String, createdAt: String, id: String, readAt: String? = nil, readBy: String? = nil, senderId: String, text: String? = nil) {
         self.conversationId = conversationId
         self.createdAt = createdAt
         self.id = id

@@ -2052,6 +2052,7 @@ data class MessageData(
     /** message.read: who read it */
     val readBy: String? = null,
     val senderId: String? = null,
+    /** message.sent only: a read receipt does not repeat the text, which is the sender's and goes when they delete it */
     val text: String? = null
 ) : JsonModel {
     override fun toJson(): JSONObject {
