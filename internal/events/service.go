@@ -11,6 +11,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/ids"
 	"github.com/matchpoint-api/matchpoint/internal/notify"
 	"github.com/matchpoint-api/matchpoint/internal/outbox"
+	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
 // Service is the events domain.
@@ -68,7 +69,7 @@ func (s *Service) Create(ctx context.Context, creatorID string, d Draft) (*Event
 	if e.Title, err = cleanTitle(d.Title); err != nil {
 		return nil, err
 	}
-	if err := checkText("description", d.Description, MaxDescription, true); err != nil {
+	if err := wire.CheckText("description", d.Description, MaxDescription, true); err != nil {
 		return nil, err
 	}
 	e.Description = strings.TrimSpace(d.Description)
@@ -161,7 +162,7 @@ func cleanTitle(t string) (string, error) {
 	if err := required("title", t); err != nil {
 		return "", err
 	}
-	return t, checkText("title", t, MaxTitle, false)
+	return t, wire.CheckText("title", t, MaxTitle, false)
 }
 
 func cleanLocation(l string) (string, error) {
@@ -169,7 +170,7 @@ func cleanLocation(l string) (string, error) {
 	if err := required("location", l); err != nil {
 		return "", err
 	}
-	return l, checkText("location", l, MaxLocation, false)
+	return l, wire.CheckText("location", l, MaxLocation, false)
 }
 
 // place geocodes a label, when a geocoder is connected.
@@ -318,7 +319,7 @@ func (s *Service) apply(e *Event, p *Patch, now time.Time) (change, error) {
 		n.Title = t
 	}
 	if p.Description != nil {
-		if err := checkText("description", *p.Description, MaxDescription, true); err != nil {
+		if err := wire.CheckText("description", *p.Description, MaxDescription, true); err != nil {
 			return c, err
 		}
 		n.Description = strings.TrimSpace(*p.Description)
@@ -496,7 +497,7 @@ func (s *Service) update(ctx context.Context, l Locked, p *Patch) (*Event, error
 
 // Cancel cancels an event that has not started; attendees are told.
 func (s *Service) Cancel(ctx context.Context, viewerID, id, reason string) (*Event, error) {
-	if err := checkText("reason", reason, MaxCancelReason, true); err != nil {
+	if err := wire.CheckText("reason", reason, MaxCancelReason, true); err != nil {
 		return nil, err
 	}
 	var out *Event
@@ -552,7 +553,7 @@ func (s *Service) series(ctx context.Context, viewerID, id string) ([]string, er
 // CancelSeries cancels every occurrence of the event's series that has not
 // started, in one transaction, and answers them.
 func (s *Service) CancelSeries(ctx context.Context, viewerID, id, reason string) ([]*Event, error) {
-	if err := checkText("reason", reason, MaxCancelReason, true); err != nil {
+	if err := wire.CheckText("reason", reason, MaxCancelReason, true); err != nil {
 		return nil, err
 	}
 	list, err := s.series(ctx, viewerID, id)

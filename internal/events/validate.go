@@ -5,36 +5,11 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
 	"github.com/matchpoint-api/matchpoint/internal/sports"
 	"github.com/matchpoint-api/matchpoint/internal/users"
 )
-
-// checkText refuses text over max characters or with control characters
-// (line breaks only where multiline allows them).
-func checkText(param, s string, max int, multiline bool) error {
-	if !utf8.ValidString(s) {
-		return apperr.InvalidParam(param, "invalid_text", "%s must be valid UTF-8", param)
-	}
-	if utf8.RuneCountInString(s) > max {
-		return apperr.InvalidParam(param, "too_long", "%s must be at most %d characters", param, max)
-	}
-	for _, r := range s {
-		if r == '\n' || r == '\r' || r == '\t' {
-			if !multiline && r != '\t' {
-				return apperr.InvalidParam(param, "invalid_text", "%s must be a single line", param)
-			}
-			continue
-		}
-		if unicode.IsControl(r) {
-			return apperr.InvalidParam(param, "invalid_text", "%s must not contain control characters", param)
-		}
-	}
-	return nil
-}
 
 func required(param, s string) error {
 	if strings.TrimSpace(s) == "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/matchpoint-api/matchpoint/internal/apperr"
 	"github.com/matchpoint-api/matchpoint/internal/ids"
+	"github.com/matchpoint-api/matchpoint/internal/wire"
 )
 
 // cleanBody trims a message body and checks it: 1..MaxBody characters, no
@@ -17,7 +18,7 @@ func cleanBody(param, s string) (string, error) {
 	if s == "" {
 		return "", apperr.InvalidParam(param, "validation_failed", "%s must not be empty", param)
 	}
-	if err := checkText(param, s, MaxBody, true); err != nil {
+	if err := wire.CheckText(param, s, MaxBody, true); err != nil {
 		return "", err
 	}
 	return s, nil
@@ -29,36 +30,10 @@ func cleanTitle(s string) (string, error) {
 	if s == "" {
 		return "", apperr.InvalidParam("title", "validation_failed", "title must not be empty")
 	}
-	if err := checkText("title", s, MaxTitle, false); err != nil {
+	if err := wire.CheckText("title", s, MaxTitle, false); err != nil {
 		return "", err
 	}
 	return s, nil
-}
-
-func checkText(param, s string, max int, multiline bool) error {
-	if !utf8.ValidString(s) {
-		return apperr.InvalidParam(param, "invalid_text", "%s must be valid UTF-8", param)
-	}
-	if utf8.RuneCountInString(s) > max {
-		return apperr.InvalidParam(param, "too_long", "%s must be at most %d characters", param, max)
-	}
-	for _, r := range s {
-		if r == '\n' || r == '\r' || r == '\t' {
-			if !multiline && r != '\t' {
-				return apperr.InvalidParam(param, "invalid_text", "%s must be a single line", param)
-			}
-			continue
-		}
-		if unicode.IsControl(r) {
-			return apperr.InvalidParam(param, "invalid_text", "%s must not contain control characters", param)
-		}
-		// Bidirectional overrides and isolates make text show in another
-		// order than it is read and searched (a "Trojan Source" trick).
-		if (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') {
-			return apperr.InvalidParam(param, "invalid_text", "%s must not contain bidirectional override characters (U+%04X)", param, r)
-		}
-	}
-	return nil
 }
 
 // checkUserIDs refuses an empty (invalid_id) or malformed (unknown_user:
