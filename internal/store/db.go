@@ -157,3 +157,17 @@ func fromNullMicros(n sql.NullInt64) *time.Time {
 	t := fromMicros(n.Int64)
 	return &t
 }
+
+// scanStrings reads a one-column result of strings and closes rows.
+func scanStrings(rows *sql.Rows) ([]string, error) {
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}

@@ -174,19 +174,6 @@ func (s *Events) SeriesEvents(ctx context.Context, seriesID string, from time.Ti
 	return scanStrings(rows)
 }
 
-func scanStrings(rows *sql.Rows) ([]string, error) {
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
-}
-
 // Viewer reads the profile facts discovery needs.
 func (s *Events) Viewer(ctx context.Context, userID string) (*events.Viewer, error) {
 	v := &events.Viewer{ID: userID, Sports: map[string]string{}}

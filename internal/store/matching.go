@@ -54,16 +54,7 @@ func queryStrings(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]str
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return scanStrings(rows)
 }
 
 // pairKey is the two ids in order: one key per pair, whoever asked.

@@ -62,16 +62,7 @@ func (db *DB) strings(ctx context.Context, q string, args ...any) ([]string, err
 	if err != nil {
 		return nil, fmt.Errorf("store: schema: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return scanStrings(rows)
 }
 
 func (db *DB) columns(ctx context.Context, table string) ([]Column, error) {
