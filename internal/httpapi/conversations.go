@@ -116,24 +116,9 @@ func (s *server) registerConversations() {
 			"up to 100 people. Everyone named must be an account you can reach (not blocking you, nor blocked by you). Scope: write.",
 		Security:      requires(auth.ScopeWrite),
 		DefaultStatus: http.StatusCreated,
-	}, func(ctx context.Context, in *struct{ Body ConversationDraft }) (*struct {
-		Status   int
-		Location string `header:"Location"`
-		Body     Conversation
-	}, error) {
+	}, func(ctx context.Context, in *struct{ Body ConversationDraft }) (*conversationOpened, error) {
 		c, created, err := s.messaging.Create(ctx, principalOf(ctx).UserID, in.Body.MemberIDs, in.Body.Title)
-		if err != nil {
-			return nil, err
-		}
-		status := http.StatusOK
-		if created {
-			status = http.StatusCreated
-		}
-		return &struct {
-			Status   int
-			Location string `header:"Location"`
-			Body     Conversation
-		}{Status: status, Location: "/v1/conversations/" + c.ID, Body: conversationOf(c)}, nil
+		return opened(c, created, err)
 	})
 
 	huma.Register(s.api, huma.Operation{
@@ -144,24 +129,9 @@ func (s *server) registerConversations() {
 			"(409 event_conversation). Scope: write.",
 		Security:      requires(auth.ScopeWrite),
 		DefaultStatus: http.StatusCreated,
-	}, func(ctx context.Context, in *EventPath) (*struct {
-		Status   int
-		Location string `header:"Location"`
-		Body     Conversation
-	}, error) {
+	}, func(ctx context.Context, in *EventPath) (*conversationOpened, error) {
 		c, created, err := s.messaging.OpenEventConversation(ctx, in.ID, principalOf(ctx).UserID)
-		if err != nil {
-			return nil, err
-		}
-		status := http.StatusOK
-		if created {
-			status = http.StatusCreated
-		}
-		return &struct {
-			Status   int
-			Location string `header:"Location"`
-			Body     Conversation
-		}{Status: status, Location: "/v1/conversations/" + c.ID, Body: conversationOf(c)}, nil
+		return opened(c, created, err)
 	})
 
 	huma.Register(s.api, huma.Operation{
@@ -338,4 +308,23 @@ func (s *server) registerConversations() {
 	}, func(ctx context.Context, in *ConversationPath) (*struct{}, error) {
 		return nil, s.messaging.Typing(ctx, in.ID, principalOf(ctx).UserID)
 	})
+}
+
+// conversationOpened answers a request that finds or makes a conversation:
+// 201 with its Location when it was made, 200 when it already existed.
+type conversationOpened struct {
+	Status   int
+	Location string `header:"Location"`
+	Body     Conversation
+}
+
+func opened(c *messaging.Conversation, created bool, err error) (*conversationOpened, error) {
+	if err != nil {
+		return nil, err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return &conversationOpened{Status: status, Location: "/v1/conversations/" + c.ID, Body: conversationOf(c)}, nil
 }
