@@ -75,4 +75,11 @@ class OAuth internal constructor(private val client: Matchpoint) {
      * find it already replaced get the new set.
      */
     fun refresh(): TokenSet = client.refresh(client.tokenSet?.let { "Bearer " + it.accessToken })
+
+    /**
+     * Refreshes the token set unless it has already moved past [seenAccessToken]:
+     * threads that each saw the same access token fail share one refresh,
+     * however late one of them arrives, and the late ones get the new set.
+     */
+    fun refresh(seenAccessToken: String): TokenSet = client.refresh("Bearer $seenAccessToken")
 }
