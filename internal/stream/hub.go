@@ -290,6 +290,11 @@ func (h *Hub) fanoutLocked(ev Event) {
 	if ev.Hidden {
 		return
 	}
+	// A typing event a lagging reader reaches after TypingTTL is as stale
+	// live as in a replay, which leaves it out too.
+	if ev.Kind == KindTyping && ev.At.Before(h.opt.Clock.Now().Add(-TypingTTL)) {
+		return
+	}
 	for c := range h.conns[ev.UserID] {
 		if ev.Seq <= c.after {
 			continue // already replayed to it (it resumed from a later id)
