@@ -51,11 +51,24 @@ func (s *APIKeys) CreateKey(ctx context.Context, k *apikeys.Key, hash string) er
 }
 
 // KeyByHash returns a key with its owner's account, sports included. It
-// runs on every request: lookups that arrive together share one query (see
-// keyBatch), and a request that serves the caller's profile needs no second
-// round trip for it.
+// runs on every request: a key seen before comes from this process's memory
+// for as long as nothing about it changed (credcache.go); lookups that reach
+// the database together share one query (keyBatch); and a request that
+// serves the caller's profile needs no second round trip for it.
 func (s *APIKeys) KeyByHash(ctx context.Context, hash string) (*apikeys.KeyInfo, error) {
-	return s.batch.get(ctx, hash)
+	c := s.db.creds.cache
+	// On PostgreSQL, hear first of every change committed until now.
+	if b := s.db.creds.barrier; b == nil || b.pass(ctx) == nil {
+		if ki := c.get(hash); ki != nil {
+			return ki, nil
+		}
+	}
+	fill := c.begin() // before the query: see credCache.store
+	ki, err := s.batch.get(ctx, hash)
+	if err == nil {
+		c.store(hash, ki, fill)
+	}
+	return ki, err
 }
 
 // KeyByID returns one of an account's keys.
@@ -105,5 +118,6 @@ func (s *APIKeys) TouchKey(ctx context.Context, id string, at, since time.Time) 
 	if err != nil {
 		return fmt.Errorf("store: touch API key: %w", err)
 	}
+	s.db.creds.cache.touched(id, at)
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
-	_ "modernc.org/sqlite"             // registers "sqlite"
+	"modernc.org/sqlite"
 )
 
 // Dialect names the database engine.
@@ -32,6 +32,7 @@ type DB struct {
 	*sql.DB
 	Dialect Dialect
 	cache   stmtCache
+	creds   *credWatch
 }
 
 // Open connects to a database URL: "sqlite:PATH" or "postgres://...".
@@ -61,14 +62,21 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
 			"&_pragma=synchronous(NORMAL)&_pragma=cache_size(-32768)&_txlock=immediate"
-		sdb, err := sql.Open("sqlite", dsn)
+		base, err := sqlite.NewConnector(dsn)
 		if err != nil {
 			return nil, fmt.Errorf("store: open sqlite: %w", err)
 		}
+		creds := newCredWatch()
+		// The counter of changes to credentials that every process on this
+		// database shares (credcache.go); without it nothing is cached.
+		if creds.cache.epoch, err = openEpoch(path + "-epoch"); err == nil {
+			creds.cache.setLive(true)
+		}
+		sdb := sql.OpenDB(sqliteConnector{Connector: base, w: creds})
 		sdb.SetMaxOpenConns(4)
 		sdb.SetMaxIdleConns(4)
 		sdb.SetConnMaxIdleTime(0)
-		db = &DB{DB: sdb, Dialect: SQLite}
+		db = &DB{DB: sdb, Dialect: SQLite, creds: creds}
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
 		pdb, err := sql.Open("pgx", rawURL)
 		if err != nil {
@@ -77,7 +85,9 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		pdb.SetMaxOpenConns(20)
 		pdb.SetMaxIdleConns(20)
 		pdb.SetConnMaxIdleTime(5 * time.Minute)
-		db = &DB{DB: pdb, Dialect: Postgres}
+		creds := newCredWatch()
+		creds.barrier = &credBarrier{url: rawURL, cache: creds.cache}
+		db = &DB{DB: pdb, Dialect: Postgres, creds: creds}
 	default:
 		return nil, fmt.Errorf("store: unsupported database URL %q: want sqlite:PATH or postgres://", redact(rawURL))
 	}
@@ -87,6 +97,7 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: connect to %s: %w", redact(rawURL), err)
 	}
+	db.findTouchColumn(pctx)
 	return db, nil
 }
 
@@ -107,6 +118,7 @@ func redact(raw string) string {
 // cannot leave a connection holding locks (SQLite's single write lock, above
 // all); after Commit it does nothing.
 func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	defer db.afterWrite(db.writeMark()) // after the commit or rollback below
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)

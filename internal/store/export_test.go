@@ -12,3 +12,12 @@ var (
 
 // AppendStream lets tests write stream events as a domain's change would.
 var AppendStream = appendStream
+
+// CredCache reports the state of db's cache of API keys: whether it is in
+// use, how many keys it holds and how many lookups it answered.
+func CredCache(db *DB) (live bool, entries int, hits uint64) {
+	c := db.creds.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.live, len(c.entries), c.hits
+}

@@ -54,6 +54,7 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: migrate: %w", err)
 	}
+	db.findTouchColumn(ctx)
 	var applied []string
 	for _, r := range res {
 		applied = append(applied, r.Source.Path)

@@ -39,6 +39,7 @@ func (db *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 
 // QueryRowContext runs a one-row query through the statement cache.
 func (db *DB) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	defer db.afterWrite(db.writeMark()) // an INSERT ... RETURNING writes too
 	st, err := db.prepared(ctx, query)
 	if err != nil {
 		return db.DB.QueryRowContext(ctx, query, args...) // reports the same error through the row
@@ -48,6 +49,7 @@ func (db *DB) QueryRowContext(ctx context.Context, query string, args ...any) *s
 
 // QueryContext runs a query through the statement cache.
 func (db *DB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	defer db.afterWrite(db.writeMark())
 	st, err := db.prepared(ctx, query)
 	if err != nil {
 		return nil, err
@@ -57,6 +59,7 @@ func (db *DB) QueryContext(ctx context.Context, query string, args ...any) (*sql
 
 // ExecContext runs a statement through the statement cache.
 func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	defer db.afterWrite(db.writeMark())
 	st, err := db.prepared(ctx, query)
 	if err != nil {
 		return nil, err
@@ -72,5 +75,8 @@ func (db *DB) Close() error {
 	}
 	db.cache.stmts = nil
 	db.cache.mu.Unlock()
+	if b := db.creds.barrier; b != nil {
+		b.close()
+	}
 	return db.DB.Close()
 }
