@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // credentialsChannel carries the ids of accounts whose credentials changed
@@ -37,8 +37,9 @@ type credBarrier struct {
 	failedAt time.Time // the last failure to connect or to round-trip
 	closed   bool
 
-	connMu sync.Mutex // held by the one round trip, or by close
-	conn   *pgx.Conn
+	connMu   sync.Mutex // held by the one round trip, or by close
+	conn     *pgconn.HijackedConn
+	draining bool // the drain goroutine runs (under connMu)
 }
 
 // errNoBarrier answers while the connection is down: the caller reads the
@@ -100,32 +101,64 @@ func (b *credBarrier) run() {
 	b.mu.Unlock()
 }
 
-// credRoundTripTimeout bounds a round trip, which runs on no one request's
-// context.
+// credRoundTripTimeout bounds a round trip (and a connection), which runs
+// on no one request's context.
 const credRoundTripTimeout = 5 * time.Second
 
 func (b *credBarrier) roundTrip() error {
 	b.connMu.Lock()
 	defer b.connMu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), credRoundTripTimeout)
-	defer cancel()
 	if b.conn == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), credRoundTripTimeout)
+		defer cancel()
 		if err := b.connect(ctx); err != nil {
 			return err
 		}
 	}
-	// The notifications that arrive with the answer go to OnNotification.
-	if _, err := b.conn.PgConn().Exec(ctx, ";").ReadAll(); err != nil {
+	if err := b.exchange(); err != nil {
 		b.cache.setLive(false)
-		_ = b.conn.Close(ctx)
+		_ = b.conn.Conn.Close()
 		b.conn = nil
 		return fmt.Errorf("store: credentials listener: %w", err)
 	}
 	return nil
 }
 
+// exchange sends an empty query, the cheapest statement there is, and reads
+// up to its ReadyForQuery, handing the notifications that come first to the
+// cache. It speaks the protocol itself on the hijacked connection: pgconn's
+// general path costs more per round trip than the query does.
+func (b *credBarrier) exchange() error {
+	c := b.conn
+	if err := c.Conn.SetDeadline(time.Now().Add(credRoundTripTimeout)); err != nil {
+		return err
+	}
+	c.Frontend.Send(&pgproto3.Query{String: ";"})
+	if err := c.Frontend.Flush(); err != nil {
+		return err
+	}
+	var failed error
+	for {
+		msg, err := c.Frontend.Receive()
+		if err != nil {
+			return err
+		}
+		switch m := msg.(type) {
+		case *pgproto3.NotificationResponse:
+			if m.Channel == credentialsChannel {
+				b.cache.invalidatePayload(m.Payload)
+			}
+		case *pgproto3.ErrorResponse:
+			failed = fmt.Errorf("%s: %s", m.Code, m.Message)
+		case *pgproto3.ReadyForQuery:
+			return failed
+		}
+	}
+}
+
 // connect opens the listening connection; the cache is in use from here on,
-// empty: anything it held may have changed unheard.
+// empty: anything it held may have changed unheard. While nobody asks for a
+// round trip, one a second reads what accumulates on the connection.
 func (b *credBarrier) connect(ctx context.Context) error {
 	b.mu.Lock()
 	closed := b.closed
@@ -133,26 +166,50 @@ func (b *credBarrier) connect(ctx context.Context) error {
 	if closed {
 		return errNoBarrier
 	}
-	cfg, err := pgx.ParseConfig(b.url)
+	cfg, err := pgconn.ParseConfig(b.url)
 	if err != nil {
 		return fmt.Errorf("store: credentials listener: %w", err)
 	}
-	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) {
-		if n.Channel == credentialsChannel {
-			b.cache.invalidatePayload(n.Payload)
-		}
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	pc, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("store: credentials listener: %w", err)
 	}
-	if _, err := conn.Exec(ctx, "LISTEN "+credentialsChannel); err != nil {
-		_ = conn.Close(ctx)
+	if _, err := pc.Exec(ctx, "LISTEN "+credentialsChannel).ReadAll(); err != nil {
+		_ = pc.Close(ctx)
 		return fmt.Errorf("store: credentials listener: %w", err)
 	}
-	b.conn = conn
+	if err := pc.SyncConn(ctx); err != nil {
+		_ = pc.Close(ctx)
+		return fmt.Errorf("store: credentials listener: %w", err)
+	}
+	hc, err := pc.Hijack()
+	if err != nil {
+		_ = pc.Close(ctx)
+		return fmt.Errorf("store: credentials listener: %w", err)
+	}
+	b.conn = hc
 	b.cache.setLive(true)
+	if !b.draining {
+		b.draining = true
+		go b.drain()
+	}
 	return nil
+}
+
+// drain makes a round trip every second until the barrier is closed, so
+// that notifications do not pile up unread on an idle node.
+func (b *credBarrier) drain() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for range t.C {
+		b.mu.Lock()
+		closed := b.closed
+		b.mu.Unlock()
+		if closed {
+			return
+		}
+		_ = b.pass(context.Background())
+	}
 }
 
 // close ends the listening connection for good.
@@ -164,9 +221,7 @@ func (b *credBarrier) close() {
 	defer b.connMu.Unlock()
 	b.cache.setLive(false)
 	if b.conn != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = b.conn.Close(ctx)
+		_ = b.conn.Conn.Close()
 		b.conn = nil
 	}
 }
