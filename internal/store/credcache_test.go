@@ -146,3 +146,62 @@ func TestCachedKeysDeletedAccount(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestCachedKeysListenerLost: on PostgreSQL, when the connection that hears
+// changes is cut, lookups keep working from the database, a change made
+// meanwhile is seen, and the cache comes back with a new connection.
+func TestCachedKeysListenerLost(t *testing.T) {
+	u := testdb.NewURL(t, store.Postgres)
+	db, other := testdb.Open(t, u), testdb.Open(t, u)
+	ctx := context.Background()
+	clk := clock.NewFake(time.Now())
+	usr, err := users.NewService(store.NewUsers(other), clk).Register(ctx, users.Registration{Email: "cy@example.com", Username: "cyril", Password: "correct horse battery"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, secret, err := apikeys.NewService(store.NewAPIKeys(other), clk, nil).Create(ctx, apikeys.Spec{UserID: usr.ID, Name: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := store.NewAPIKeys(db)
+	lookup := func() *apikeys.KeyInfo {
+		t.Helper()
+		ki, err := ks.KeyByHash(ctx, secrets.Hash(secret))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ki
+	}
+	lookup()
+	lookup()
+	pid := store.CredListenerPID(db)
+	if live, n, _ := store.CredCache(db); !live || n != 1 || pid == 0 {
+		t.Fatalf("cache live %t with %d keys, listener %d", live, n, pid)
+	}
+	if _, err := other.ExecContext(ctx, `SELECT pg_terminate_backend($1)`, int(pid)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE key_hash = $1`, secrets.Hash(secret), time.Now().UnixMicro()); err != nil {
+		t.Fatal(err)
+	}
+	if ki := lookup(); ki.Key.RevokedAt == nil {
+		t.Fatal("the revocation made while the listener was cut is not seen")
+	}
+	if live, _, _ := store.CredCache(db); live {
+		t.Fatal("the cache is still in use without its listener")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		lookup()
+		if live, n, _ := store.CredCache(db); live && n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the cache did not come back with a new listener")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if pid2 := store.CredListenerPID(db); pid2 == pid {
+		t.Fatalf("same listener backend %d after it was terminated", pid)
+	}
+}

@@ -21,3 +21,18 @@ func CredCache(db *DB) (live bool, entries int, hits uint64) {
 	defer c.mu.Unlock()
 	return c.live, len(c.entries), c.hits
 }
+
+// CredListenerPID is the PostgreSQL backend of db's credentials listener,
+// or 0 while it is not connected.
+func CredListenerPID(db *DB) uint32 {
+	b := db.creds.barrier
+	if b == nil {
+		return 0
+	}
+	b.connMu.Lock()
+	defer b.connMu.Unlock()
+	if b.conn == nil {
+		return 0
+	}
+	return b.conn.PID
+}
