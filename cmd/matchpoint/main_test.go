@@ -62,22 +62,45 @@ func TestAdminCommands(t *testing.T) {
 			if !strings.HasPrefix(k["key"].(string), "mpk_live_") {
 				t.Fatalf("create-api-key = %v", k)
 			}
+			// A running service sees each change the next request: it keeps
+			// keys in memory, and these commands are another handle on its
+			// database, as another process would be.
+			addr, _, _, _ := startServe(t, getenv, "--addr", "127.0.0.1:0")
+			me := func(wantStatus int, wantLimit string) {
+				t.Helper()
+				req, _ := http.NewRequest("GET", "http://"+addr+"/v1/users/me", nil)
+				req.Header.Set("Authorization", "Bearer "+k["key"].(string))
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.Body.Close()
+				if res.StatusCode != wantStatus || (wantLimit != "" && res.Header.Get("X-RateLimit-Limit") != wantLimit) {
+					t.Fatalf("GET /v1/users/me: %d, limit %q; want %d, %q", res.StatusCode, res.Header.Get("X-RateLimit-Limit"), wantStatus, wantLimit)
+				}
+			}
+			me(200, "1000")
+			me(200, "1000")
 			tier := runJSON(t, getenv, "admin", "set-tier", "--user", id, "--tier", "enterprise", "--limit", "5000000")
 			if tier["tier"] != "enterprise" || tier["hourly_limit"] != float64(5000000) {
 				t.Fatalf("set-tier = %v", tier)
 			}
+			me(200, "5000000")
 			if tier := runJSON(t, getenv, "admin", "set-tier", "--user", id, "--tier", "pro"); tier["hourly_limit"] != float64(10000) {
 				t.Fatalf("set-tier pro = %v", tier)
 			}
+			me(200, "10000")
 
 			// Suspension from the terminal, with an end, then lifted.
 			sus := runJSON(t, getenv, "admin", "suspend-user", "--user", id, "--reason", "chargeback fraud", "--hours", "24")
 			if sus["suspended"] != true || sus["until"] == nil || !strings.HasPrefix(sus["decision_id"].(string), "dec_") {
 				t.Fatalf("suspend-user = %v", sus)
 			}
+			me(403, "")
 			if un := runJSON(t, getenv, "admin", "unsuspend-user", "--user", id, "--reason", "cleared"); un["lifted"] != true {
 				t.Fatalf("unsuspend-user = %v", un)
 			}
+			me(200, "10000")
 			if un := runJSON(t, getenv, "admin", "unsuspend-user", "--user", id, "--reason", "again"); un["lifted"] != false {
 				t.Fatalf("unsuspend-user twice = %v", un)
 			}
