@@ -57,8 +57,9 @@ func (s *APIKeys) CreateKey(ctx context.Context, k *apikeys.Key, hash string) er
 // serves the caller's profile needs no second round trip for it.
 func (s *APIKeys) KeyByHash(ctx context.Context, hash string) (*apikeys.KeyInfo, error) {
 	c := s.db.creds.cache
-	// On PostgreSQL, hear first of every change committed until now.
-	if b := s.db.creds.barrier; b == nil || b.pass(ctx) == nil {
+	// On PostgreSQL, hear of every change committed until now first
+	// (credBarrier).
+	if b := s.db.creds.barrier; b == nil || b.fresh() || b.pass(ctx) == nil {
 		if ki := c.get(hash); ki != nil {
 			return ki, nil
 		}
@@ -104,9 +105,12 @@ func (s *APIKeys) ListKeys(ctx context.Context, userID, after string, limit int)
 
 // RevokeKey revokes a key; revoking twice keeps the first time.
 func (s *APIKeys) RevokeKey(ctx context.Context, userID, id string, at time.Time) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`, id, userID, micros(at))
+	res, err := s.db.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`, id, userID, micros(at))
 	if err != nil {
 		return fmt.Errorf("store: revoke API key: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		s.db.settle()
 	}
 	return nil
 }

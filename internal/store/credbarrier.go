@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -15,21 +16,28 @@ import (
 // (migration 00080).
 const credentialsChannel = "matchpoint_credentials"
 
-// credBarrier is how a PostgreSQL node knows it has heard of every change
-// to credentials committed before a request: a connection of its own,
-// outside the pool, that LISTENs on credentialsChannel, and a round trip on
-// it before a key is answered from memory. PostgreSQL delivers to a session
+// credBarrier is how a PostgreSQL node knows it has heard of the changes to
+// credentials: a connection of its own, outside the pool, that LISTENs on
+// credentialsChannel, and round trips on it. PostgreSQL delivers to a session
 // the notifications of the transactions that committed before its query
-// finished, ahead of the query's answer (and a change's notice is queued
-// before its COMMIT returns), so once the round trip is back every such
-// change has dropped its keys from the cache.
+// finished, ahead of the query's answer (a change's notice is queued before
+// its COMMIT returns), so once a round trip is back, every change committed
+// before it started has dropped its keys from the cache.
 //
-// Like keyBatch, requests that arrive while a round trip is under way wait
-// for the next one, which serves them all: under load a request costs a
-// fraction of a trivial query.
+// A round trip runs every credHeartbeat. A key is answered from memory only
+// if the last round trip to come back started at most credFresh ago;
+// otherwise the request makes one itself (requests that arrive together
+// share it, like keyBatch). And the service, after it commits a change to
+// credentials on PostgreSQL, waits credSettle before it answers (DB.Tx,
+// RevokeKey): by then every node that still answers from memory has made a
+// round trip that started after the commit. So a client that saw the change
+// made, through any node, finds it applied on every node; a change typed by
+// hand in psql reaches every node within credFresh.
 type credBarrier struct {
 	url   string
 	cache *credCache
+	base  time.Time    // the origin of lastStart, on the monotonic clock
+	last  atomic.Int64 // when the last round trip to come back started, ns since base
 
 	mu       sync.Mutex
 	running  bool
@@ -37,9 +45,33 @@ type credBarrier struct {
 	failedAt time.Time // the last failure to connect or to round-trip
 	closed   bool
 
-	connMu   sync.Mutex // held by the one round trip, or by close
-	conn     *pgconn.HijackedConn
-	draining bool // the drain goroutine runs (under connMu)
+	connMu    sync.Mutex // held by the one round trip, or by close
+	conn      *pgconn.HijackedConn
+	heartbeat bool // the heartbeat goroutine runs (under connMu)
+}
+
+const (
+	// credHeartbeat is how often a node makes a round trip on its own.
+	credHeartbeat = 20 * time.Millisecond
+	// credFresh is how old the start of the last round trip may be for a
+	// key to be answered from memory without one.
+	credFresh = 50 * time.Millisecond
+	// credSettle is how long the service waits after committing a change
+	// to credentials before answering: past credFresh, with room for the
+	// clocks of two machines to run at slightly different rates.
+	credSettle = credFresh + 10*time.Millisecond
+)
+
+func newCredBarrier(url string, cache *credCache) *credBarrier {
+	b := &credBarrier{url: url, cache: cache, base: time.Now()}
+	b.last.Store(-int64(time.Hour))
+	return b
+}
+
+// fresh reports whether the last round trip started recently enough for
+// a key to be answered from memory without another.
+func (b *credBarrier) fresh() bool {
+	return time.Since(b.base)-time.Duration(b.last.Load()) <= credFresh
 }
 
 // errNoBarrier answers while the connection is down: the caller reads the
@@ -115,12 +147,15 @@ func (b *credBarrier) roundTrip() error {
 			return err
 		}
 	}
+	start := time.Since(b.base)
 	if err := b.exchange(); err != nil {
+		b.last.Store(-int64(time.Hour))
 		b.cache.setLive(false)
 		_ = b.conn.Conn.Close()
 		b.conn = nil
 		return fmt.Errorf("store: credentials listener: %w", err)
 	}
+	b.last.Store(int64(start))
 	return nil
 }
 
@@ -157,8 +192,7 @@ func (b *credBarrier) exchange() error {
 }
 
 // connect opens the listening connection; the cache is in use from here on,
-// empty: anything it held may have changed unheard. While nobody asks for a
-// round trip, one a second reads what accumulates on the connection.
+// empty: anything it held may have changed unheard.
 func (b *credBarrier) connect(ctx context.Context) error {
 	b.mu.Lock()
 	closed := b.closed
@@ -189,17 +223,17 @@ func (b *credBarrier) connect(ctx context.Context) error {
 	}
 	b.conn = hc
 	b.cache.setLive(true)
-	if !b.draining {
-		b.draining = true
-		go b.drain()
+	if !b.heartbeat {
+		b.heartbeat = true
+		go b.beat()
 	}
 	return nil
 }
 
-// drain makes a round trip every second until the barrier is closed, so
-// that notifications do not pile up unread on an idle node.
-func (b *credBarrier) drain() {
-	t := time.NewTicker(time.Second)
+// beat makes a round trip every credHeartbeat until the barrier is closed,
+// so that requests find the last one fresh and need none of their own.
+func (b *credBarrier) beat() {
+	t := time.NewTicker(credHeartbeat)
 	defer t.Stop()
 	for range t.C {
 		b.mu.Lock()
@@ -219,9 +253,20 @@ func (b *credBarrier) close() {
 	b.mu.Unlock()
 	b.connMu.Lock()
 	defer b.connMu.Unlock()
+	b.last.Store(-int64(time.Hour))
 	b.cache.setLive(false)
 	if b.conn != nil {
 		_ = b.conn.Conn.Close()
 		b.conn = nil
+	}
+}
+
+// settle waits, after a change to credentials committed, until every node
+// that answers keys from memory has heard of it (see credBarrier). It does
+// nothing on SQLite, where every process sees the change before the commit
+// returns.
+func (db *DB) settle() {
+	if db.creds.barrier != nil {
+		time.Sleep(credSettle)
 	}
 }

@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"database/sql/driver"
+	"sync"
 	"sync/atomic"
 
 	"modernc.org/sqlite"
@@ -119,6 +121,14 @@ func (db *DB) afterWrite(mark uint64) {
 		}
 	}
 }
+
+// credTxs holds, until DB.Tx ends them, the transactions that change
+// credentials through the service: after the commit, DB.Tx waits for every
+// node to have heard of it (DB.settle) before the caller answers.
+var credTxs sync.Map // *sql.Tx -> struct{}
+
+// noteCredentials records that tx changes credentials.
+func noteCredentials(tx *sql.Tx) { credTxs.Store(tx, struct{}{}) }
 
 // findTouchColumn learns where api_keys.last_used_at is (SQLite), once the
 // table exists.

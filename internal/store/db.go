@@ -86,7 +86,7 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		pdb.SetMaxIdleConns(20)
 		pdb.SetConnMaxIdleTime(5 * time.Minute)
 		creds := newCredWatch()
-		creds.barrier = &credBarrier{url: rawURL, cache: creds.cache}
+		creds.barrier = newCredBarrier(rawURL, creds.cache)
 		db = &DB{DB: pdb, Dialect: Postgres, creds: creds}
 	default:
 		return nil, fmt.Errorf("store: unsupported database URL %q: want sqlite:PATH or postgres://", redact(rawURL))
@@ -125,6 +125,7 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	defer func() { _ = tx.Rollback() }()
 	defer streamTxs.Delete(tx)
+	defer credTxs.Delete(tx)
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -137,6 +138,9 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	if streamed {
 		db.streamCommitted()
+	}
+	if _, changed := credTxs.Load(tx); changed {
+		db.settle()
 	}
 	return nil
 }

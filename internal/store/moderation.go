@@ -388,6 +388,7 @@ func suspend(ctx context.Context, tx *sql.Tx, sp *moderation.Suspension) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return apperr.NotFoundf("no user %q", sp.UserID)
 	}
+	noteCredentials(tx)
 	if _, err := tx.ExecContext(ctx, `DELETE FROM web_sessions WHERE user_id = $1`, sp.UserID); err != nil {
 		return fmt.Errorf("store: end sessions: %w", err)
 	}
@@ -401,6 +402,9 @@ func liftSuspension(ctx context.Context, tx *sql.Tx, userID string, at time.Time
 		return false, fmt.Errorf("store: lift suspension: %w", err)
 	}
 	n, _ := res.RowsAffected()
+	if n > 0 {
+		noteCredentials(tx)
+	}
 	return n > 0, nil
 }
 

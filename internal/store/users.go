@@ -237,6 +237,7 @@ func (s *Users) ModifyUser(ctx context.Context, id string, fn func(u *users.User
 		if err != nil {
 			return userConflict(fmt.Errorf("store: update user: %w", err))
 		}
+		noteCredentials(tx)
 		if !slices.Equal(u.Sports, oldSports) || !maps.Equal(u.SkillLevels, oldLevels) {
 			if err := saveSports(ctx, tx, u); err != nil {
 				return err
@@ -266,6 +267,7 @@ func (s *Users) DeleteUser(ctx context.Context, id string, at time.Time, ev *out
 		if n, _ := res.RowsAffected(); n == 0 {
 			return apperr.NotFoundf("no such user")
 		}
+		noteCredentials(tx)
 		if err := eraseAccount(ctx, tx, erasure{UserID: id, At: at}); err != nil {
 			return err
 		}

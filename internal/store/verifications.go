@@ -93,9 +93,13 @@ func (s *Users) ReviewVerification(ctx context.Context, v *users.Verification, e
 			return apperr.Conflictf("already_reviewed", "", "the request was already reviewed")
 		}
 		if v.Status == users.VerificationApproved {
-			if _, err := tx.ExecContext(ctx, `UPDATE users SET verified = $2, updated_at = $3 WHERE id = $1 AND deleted_at IS NULL`,
-				v.UserID, true, nullMicros(v.ReviewedAt)); err != nil {
+			res, err := tx.ExecContext(ctx, `UPDATE users SET verified = $2, updated_at = $3 WHERE id = $1 AND deleted_at IS NULL`,
+				v.UserID, true, nullMicros(v.ReviewedAt))
+			if err != nil {
 				return fmt.Errorf("store: mark verified: %w", err)
+			}
+			if n, _ := res.RowsAffected(); n > 0 {
+				noteCredentials(tx)
 			}
 		}
 		if err := addNotification(ctx, tx, verificationNotification(v)); err != nil {
