@@ -88,7 +88,7 @@ func Events(ctx context.Context, o Options, n int, out, progress io.Writer) (*Ev
 		return nil, err
 	}
 	fmt.Fprintf(progress, "bench events: seeded in %s; analysing\n", time.Since(t0).Round(time.Millisecond))
-	if _, err := e.app.DB.ExecContext(ctx, "ANALYZE"); err != nil {
+	if err := e.app.DB.Analyze(ctx); err != nil {
 		return nil, err
 	}
 	if e.app.DB.Dialect == store.SQLite {
