@@ -14,11 +14,22 @@ import (
 )
 
 // sqlArgs numbers the arguments of a query built piece by piece.
-type sqlArgs struct{ list []any }
+type sqlArgs struct {
+	list []any
+	// hide writes placeholders as +$n (SQLite only), which keeps their
+	// values from the planner: SQLite (built with STAT4) otherwise plans a
+	// prepared statement again each time it runs with values it compared
+	// with an index's samples, parsing and planning the whole query
+	// anew. A query whose plan cannot depend on the values hides them.
+	hide bool
+}
 
 // add appends v and returns its placeholder.
 func (a *sqlArgs) add(v any) string {
 	a.list = append(a.list, v)
+	if a.hide {
+		return "+$" + strconv.Itoa(len(a.list))
+	}
 	return "$" + strconv.Itoa(len(a.list))
 }
 
@@ -123,14 +134,17 @@ func visibleTo(a *sqlArgs, viewerID string) string {
 func (s *Events) Search(ctx context.Context, q *events.Query, limit int) ([]events.Found, error) {
 	a := &sqlArgs{}
 	from := `events e`
-	// SQLite tests the terms in the order written: cheap comparisons on
-	// the index entry first, the text set and the visibility subqueries on
-	// what passes them.
-	where := []string{`e.status = 'scheduled'`, `e.starts_at >= ` + a.add(micros(q.From))}
 	rank, text, textDrives := "", "", false
 	if len(q.Terms) > 0 {
 		from, text, rank, textDrives = s.textMatch(a, q)
 	}
+	// Driven by the full-text index, the plan is fixed: the index's
+	// matches, each event by its key, the rest tested on the row.
+	a.hide = textDrives
+	// SQLite tests the terms in the order written: cheap comparisons on
+	// the index entry first, the text set and the visibility subqueries on
+	// what passes them.
+	where := []string{`e.status = 'scheduled'`, `e.starts_at >= ` + a.add(micros(q.From))}
 	if q.To != nil {
 		where = append(where, `e.starts_at < `+a.add(micros(*q.To)))
 	}
