@@ -1,10 +1,12 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,6 +58,7 @@ func BenchmarkEventsSearch(b *testing.B) {
 			search := func(b *testing.B, near, text bool) {
 				rng := rand.New(rand.NewPCG(9, 9))
 				found := 0
+				cpu0 := processCPU()
 				for b.Loop() {
 					q := &events.Query{ViewerID: viewer, From: now, SkillRank: -1, Sort: events.SortStart, RadiusKM: events.DefaultRadiusKM}
 					if near {
@@ -74,10 +77,29 @@ func BenchmarkEventsSearch(b *testing.B) {
 				if found == 0 {
 					b.Fatal("no search found anything")
 				}
+				if cpu := processCPU() - cpu0; cpu > 0 {
+					b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+				}
 			}
 			b.Run("near+q", func(b *testing.B) { search(b, true, true) })
 			b.Run("q", func(b *testing.B) { search(b, false, true) })
 			b.Run("near", func(b *testing.B) { search(b, true, false) })
 		})
 	}
+}
+
+// processCPU is the CPU time (user and system, every thread) the process
+// has used, from /proc (10 ms ticks); 0 where there is no /proc.
+func processCPU() time.Duration {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	k, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+k) * 10 * time.Millisecond
 }
