@@ -249,7 +249,12 @@ func (a *App) RunMatchExpiry(ctx context.Context, interval time.Duration, log *s
 	a.Matching.RunExpiry(ctx, interval, log)
 }
 
-// RunJanitor purges expired rows every interval until ctx ends.
+// textIndexSegments is how many segments a SQLite full-text index may
+// gather before the janitor merges them into one (store.MergeTextIndexes).
+const textIndexSegments = 4
+
+// RunJanitor purges expired rows, and merges SQLite's full-text index
+// segments, every interval until ctx ends.
 func (a *App) RunJanitor(ctx context.Context, interval time.Duration, log *slog.Logger) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -259,6 +264,9 @@ func (a *App) RunJanitor(ctx context.Context, interval time.Duration, log *slog.
 			log.Warn("purge expired rows", "error", err.Error())
 		} else if err == nil {
 			log.Debug("purged expired rows", "deleted", n)
+		}
+		if err := a.DB.MergeTextIndexes(ctx, textIndexSegments); err != nil && ctx.Err() == nil {
+			log.Warn("merge full-text index segments", "error", err.Error())
 		}
 		select {
 		case <-ctx.Done():

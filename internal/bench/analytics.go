@@ -283,7 +283,7 @@ func dashboardPages(ctx context.Context, e *env, o AnalyticsOptions, k *apikeys.
 		}
 	}
 	res.Deliveries = o.Deliveries
-	if _, err := e.app.DB.ExecContext(ctx, `ANALYZE`); err != nil {
+	if err := e.app.DB.Analyze(ctx); err != nil {
 		return err
 	}
 	tok, err := e.app.Sessions.Start(ctx, e.user.ID)

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -88,7 +89,7 @@ func Events(ctx context.Context, o Options, n int, out, progress io.Writer) (*Ev
 		return nil, err
 	}
 	fmt.Fprintf(progress, "bench events: seeded in %s; analysing\n", time.Since(t0).Round(time.Millisecond))
-	if _, err := e.app.DB.ExecContext(ctx, "ANALYZE"); err != nil {
+	if err := e.app.DB.Analyze(ctx); err != nil {
 		return nil, err
 	}
 	if e.app.DB.Dialect == store.SQLite {
@@ -121,15 +122,35 @@ func Events(ctx context.Context, o Options, n int, out, progress io.Writer) (*Ev
 	}
 
 	res := &EventsResult{Engine: e.Engine}
+	// On PostgreSQL, the server processes' CPU per request too: most of a
+	// search's work is theirs.
+	var db *dbCPU
+	if e.Engine == "postgres" {
+		admin, err := sql.Open("pgx", o.DatabaseURL)
+		if err != nil {
+			return nil, err
+		}
+		defer admin.Close()
+		db = &dbCPU{admin: admin, app: e.appName}
+	}
+	measure := func(name string, work func(int) (bool, bool)) (Stats, string) {
+		db.start(ctx)
+		st, cpu := cpuRun(name, o.Concurrency, o.Duration, work)
+		l := line(st, cpu)
+		if db != nil && st.Requests > 0 {
+			l += fmt.Sprintf("   db cpu %5.2f ms/req", ms(db.since(ctx)/time.Duration(st.Requests)))
+		}
+		return st, l
+	}
 	fmt.Fprintf(out, "bench events: %s, %d events, concurrency %d, %d rounds of %s each, interleaved\n", e.Engine, n, o.Concurrency, o.Rounds, o.Duration)
 	run("warm-up", o.Concurrency, time.Second, search(func(r *rand.Rand) string { return nearQ(r) + "&" + textQ(r) }))
 	var gets, both, texts, nears []Stats
 	for i := range o.Rounds {
-		g, gc := cpuRun("GET /v1/events/{id}", o.Concurrency, o.Duration, getOne)
-		b, bc := cpuRun("search: near a place + q", o.Concurrency, o.Duration, search(func(r *rand.Rand) string { return nearQ(r) + "&" + textQ(r) }))
-		t, tc := cpuRun("search: q alone", o.Concurrency, o.Duration, search(textQ))
-		nr, nc := cpuRun("search: near a place alone", o.Concurrency, o.Duration, search(nearQ))
-		fmt.Fprintf(out, "  round %d\n    %s\n    %s\n    %s\n    %s\n", i+1, line(g, gc), line(b, bc), line(t, tc), line(nr, nc))
+		g, gl := measure("GET /v1/events/{id}", getOne)
+		b, bl := measure("search: near a place + q", search(func(r *rand.Rand) string { return nearQ(r) + "&" + textQ(r) }))
+		t, tl := measure("search: q alone", search(textQ))
+		nr, nl := measure("search: near a place alone", search(nearQ))
+		fmt.Fprintf(out, "  round %d\n    %s\n    %s\n    %s\n    %s\n", i+1, gl, bl, tl, nl)
 		gets, both, texts, nears = append(gets, g), append(both, b), append(texts, t), append(nears, nr)
 	}
 	res.Get, res.Search, res.Text, res.Near = medianRound(gets), medianRound(both), medianRound(texts), medianRound(nears)

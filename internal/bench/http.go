@@ -276,7 +276,7 @@ func seedHTTP(ctx context.Context, e *env, o HTTPOptions, rcv *hookReceiver) ([]
 	if _, err := store.SeedEvents(ctx, e.app.DB, o.Events, rand.New(rand.NewPCG(3, 4)), creators, places, e.app.Clock.Now()); err != nil {
 		return nil, err
 	}
-	if _, err := e.app.DB.ExecContext(ctx, "ANALYZE"); err != nil {
+	if err := e.app.DB.Analyze(ctx); err != nil {
 		return nil, err
 	}
 	others := make([]string, len(sample))

@@ -132,7 +132,7 @@ func Messaging(ctx context.Context, o Options, mo MessagingOptions, progress io.
 	res := &MessagingResult{Engine: e.Engine, Messages: n, Conversations: nConv, Concurrency: o.Concurrency, SeedSeconds: time.Since(t0).Seconds(),
 		Stream: streamed}
 	fmt.Fprintf(progress, "bench messaging: seeded in %s; analysing\n", time.Since(t0).Round(time.Millisecond))
-	if _, err := e.app.DB.ExecContext(ctx, "ANALYZE"); err != nil {
+	if err := e.app.DB.Analyze(ctx); err != nil {
 		return nil, err
 	}
 	if e.app.DB.Dialect == store.SQLite {

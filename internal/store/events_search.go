@@ -14,11 +14,22 @@ import (
 )
 
 // sqlArgs numbers the arguments of a query built piece by piece.
-type sqlArgs struct{ list []any }
+type sqlArgs struct {
+	list []any
+	// hide writes placeholders as +$n (SQLite only), which keeps their
+	// values from the planner: SQLite (built with STAT4) otherwise plans a
+	// prepared statement again each time it runs with values it compared
+	// with an index's samples, parsing and planning the whole query
+	// anew. A query whose plan cannot depend on the values hides them.
+	hide bool
+}
 
 // add appends v and returns its placeholder.
 func (a *sqlArgs) add(v any) string {
 	a.list = append(a.list, v)
+	if a.hide {
+		return "+$" + strconv.Itoa(len(a.list))
+	}
 	return "$" + strconv.Itoa(len(a.list))
 }
 
@@ -61,19 +72,39 @@ func nearWhere(a *sqlArgs, c events.Point, radius float64, latitude string) (whe
 // generated column with a GIN index).
 const searchVector = `e.search_vector`
 
+// searchPlaceVector is the PostgreSQL full-text document of an event with
+// its place's grid cells as words (a GIN index of the expression).
+const searchPlaceVector = `(e.search_vector || to_tsvector('simple', e.place_cells))`
+
 // textMatch joins or filters on full text, per engine, and returns the
 // rank expression (lower is better) for sort=relevance and whether the
-// full-text index drives the query (SQLite: it then yields few rows).
+// full-text index drives the query (it then yields few rows).
 //
 // On SQLite the words must appear in the title or description (a column
 // filter), and near a place also in one of the place's cells, so the index
 // itself intersects words and place. Driven by the index, the query reads
 // only those events; otherwise (words anywhere, sorted by start time or
 // distance) the matches are a set that the time-ordered scan probes.
+//
+// PostgreSQL does the same near a place, with the GIN index of words and
+// cells together: the words and one of the cells, which every event within
+// the radius has. The words are then tested again on the title and
+// description alone (a cell could be a word of the query), through the
+// function behind @@, which no index serves: the planner would otherwise
+// intersect the words' whole posting list with the matches.
 func (s *Events) textMatch(a *sqlArgs, q *events.Query) (from, where, rank string, drives bool) {
+	var cells []string
+	if q.Center != nil {
+		cells = cellsNear(*q.Center, q.RadiusKM)
+	}
 	if s.db.Dialect == Postgres {
 		tq := `plainto_tsquery('english', ` + a.add(strings.Join(q.Terms, " ")) + `)`
-		return `events e`, searchVector + ` @@ ` + tq, `(-ts_rank(` + searchVector + `, ` + tq + `))`, false
+		rank := `(-ts_rank(` + searchVector + `, ` + tq + `))`
+		if len(cells) == 0 {
+			return `events e`, searchVector + ` @@ ` + tq, rank, false
+		}
+		near := searchPlaceVector + ` @@ (` + tq + ` && to_tsquery('simple', ` + a.add(strings.Join(cells, " | ")) + `))`
+		return `events e`, near + ` AND ts_match_vq(` + searchVector + `, ` + tq + `)`, rank, true
 	}
 	// Every term must appear; quoted, so nothing in them is syntax.
 	quoted := make([]string, len(q.Terms))
@@ -81,10 +112,6 @@ func (s *Events) textMatch(a *sqlArgs, q *events.Query) (from, where, rank strin
 		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
 	}
 	match := `{title description} : (` + strings.Join(quoted, " ") + `)`
-	var cells []string
-	if q.Center != nil {
-		cells = cellsNear(*q.Center, q.RadiusKM)
-	}
 	if len(cells) > 0 {
 		match += ` AND place_cells : (` + strings.Join(cells, " OR ") + `)`
 	}
@@ -123,14 +150,17 @@ func visibleTo(a *sqlArgs, viewerID string) string {
 func (s *Events) Search(ctx context.Context, q *events.Query, limit int) ([]events.Found, error) {
 	a := &sqlArgs{}
 	from := `events e`
-	// SQLite tests the terms in the order written: cheap comparisons on
-	// the index entry first, the text set and the visibility subqueries on
-	// what passes them.
-	where := []string{`e.status = 'scheduled'`, `e.starts_at >= ` + a.add(micros(q.From))}
 	rank, text, textDrives := "", "", false
 	if len(q.Terms) > 0 {
 		from, text, rank, textDrives = s.textMatch(a, q)
 	}
+	// Driven by SQLite's full-text index, the plan is fixed: the index's
+	// matches, each event by its key, the rest tested on the row.
+	a.hide = textDrives && s.db.Dialect == SQLite
+	// SQLite tests the terms in the order written: cheap comparisons on
+	// the index entry first, the text set and the visibility subqueries on
+	// what passes them.
+	where := []string{`e.status = 'scheduled'`, `e.starts_at >= ` + a.add(micros(q.From))}
 	if q.To != nil {
 		where = append(where, `e.starts_at < `+a.add(micros(*q.To)))
 	}
@@ -157,6 +187,12 @@ func (s *Events) Search(ctx context.Context, q *events.Query, limit int) ([]even
 		lat := `e.latitude`
 		if q.Sort == events.SortStart || textDrives {
 			lat = s.noIndex(lat)
+		}
+		if textDrives && s.db.Dialect == Postgres {
+			// PostgreSQL estimates the box as a latitude range times a
+			// longitude range, far too few events where they gather, and
+			// would rather read them all than the text index's matches.
+			lat = `(e.latitude + 0)`
 		}
 		w, dist = nearWhere(a, *q.Center, q.RadiusKM, lat)
 		where = append(where, w...)

@@ -40,7 +40,8 @@ var (
 // a small vocabulary, sports of the catalogue, starts over the next 60 days
 // from now, within about 15 km of one of places, by one of creators. They
 // record no outbox events: nothing happened that a subscriber should hear
-// of. It answers the ids, in insertion order.
+// of. The full-text index's segments are merged at the end, as the janitor
+// does. It answers the ids, in insertion order.
 func SeedEvents(ctx context.Context, db *DB, n int, rng *rand.Rand, creators []string, places []SeedPlace, now time.Time) ([]string, error) {
 	if len(creators) == 0 || len(places) == 0 {
 		return nil, fmt.Errorf("store: seed events: need creators and places")
@@ -87,6 +88,11 @@ func SeedEvents(ctx context.Context, db *DB, n int, rng *rand.Rand, creators []s
 			return nil
 		})
 		if err != nil {
+			return nil, fmt.Errorf("store: seed events: %w", err)
+		}
+	}
+	if db.Dialect == SQLite {
+		if err := db.mergeTextIndex(ctx, "events_fts", 1); err != nil {
 			return nil, fmt.Errorf("store: seed events: %w", err)
 		}
 	}

@@ -144,7 +144,7 @@ func (db *DB) OptimizeMatchIndex(ctx context.Context) error {
 		_, err := db.DB.ExecContext(ctx, `VACUUM ANALYZE`)
 		return err
 	}
-	if _, err := db.DB.ExecContext(ctx, `ANALYZE`); err != nil {
+	if err := db.Analyze(ctx); err != nil {
 		return err
 	}
 	// Move the bulk load out of the write-ahead log now, rather than in the

@@ -1,0 +1,63 @@
+package store_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/matchpoint-api/matchpoint/internal/auth"
+	idgen "github.com/matchpoint-api/matchpoint/internal/ids"
+	"github.com/matchpoint-api/matchpoint/internal/store"
+	"github.com/matchpoint-api/matchpoint/internal/testdb"
+	"github.com/matchpoint-api/matchpoint/internal/users"
+)
+
+// TestAnalyze: on SQLite the statistics cover the ordinary tables but none
+// of a full-text index's own tables, even those an earlier plain ANALYZE
+// left.
+func TestAnalyze(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
+		ctx := context.Background()
+		now := time.Now().UTC()
+		u := &users.User{ID: idgen.New(idgen.User), Email: "an@example.com", Username: "analyst", Sports: []string{},
+			SkillLevels: map[string]string{}, Availability: []users.Slot{}, Timezone: "UTC", Privacy: users.DefaultPrivacy,
+			Role: auth.RoleMember, Tier: users.TierFree, CreatedAt: now, UpdatedAt: now}
+		if err := store.NewUsers(db).CreateUser(ctx, u, nil); err != nil {
+			t.Fatal(err)
+		}
+		places := []store.SeedPlace{{Label: "Lyon", Lat: 45.764, Lon: 4.8357}}
+		if _, err := store.SeedEvents(ctx, db, 300, rand.New(rand.NewPCG(3, 4)), []string{u.ID}, places, now); err != nil {
+			t.Fatal(err)
+		}
+		if db.Dialect == store.SQLite {
+			if _, err := db.DB.ExecContext(ctx, `ANALYZE`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.Analyze(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if db.Dialect != store.SQLite {
+			return
+		}
+		count := func(q string) int {
+			var n int
+			if err := db.DB.QueryRowContext(ctx, q).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if n := count(`SELECT COUNT(*) FROM sqlite_stat1 WHERE tbl = 'events'`); n == 0 {
+			t.Error("no statistics for events")
+		}
+		for _, stat := range []string{"sqlite_stat1", "sqlite_stat4"} {
+			if n := count(`SELECT COUNT(*) FROM ` + stat + ` WHERE tbl IN (SELECT name FROM pragma_table_list WHERE type = 'shadow')`); n != 0 {
+				t.Errorf("%s: %d rows for full-text index tables", stat, n)
+			}
+		}
+		if n := count(`SELECT COUNT(*) FROM sqlite_stat4 WHERE tbl = 'events_fts_idx'`); n != 0 {
+			t.Errorf("%d samples of events_fts_idx", n)
+		}
+	})
+}
