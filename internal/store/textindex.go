@@ -24,15 +24,25 @@ const (
 	mergeSteps = 400
 )
 
+// mergedTextIndexes are the full-text indexes MergeTextIndexes keeps in one
+// segment: events', searched near places with many terms and written
+// seldom.
+const mergedTextIndexes = `'events_fts'`
+
 // MergeTextIndexes merges the segments of each SQLite full-text index that
 // has more than maxSegments into one (bounded work per call: an index
 // larger than the bound finishes on the next calls). PostgreSQL's GIN
 // indexes need nothing of the kind.
+//
+// Only the indexes of mergedTextIndexes: messages are written all the
+// time, so their index would be rewritten whole on every pass; FTS5's own
+// merging by levels keeps it in check.
 func (db *DB) MergeTextIndexes(ctx context.Context, maxSegments int) error {
 	if db.Dialect != SQLite {
 		return nil
 	}
-	rows, err := db.DB.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE % USING fts5%' ORDER BY name`)
+	rows, err := db.DB.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE % USING fts5%'
+		AND name IN (`+mergedTextIndexes+`) ORDER BY name`)
 	if err != nil {
 		return fmt.Errorf("store: merge text indexes: %w", err)
 	}
