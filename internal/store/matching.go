@@ -130,19 +130,24 @@ func (s *Matching) Candidates(ctx context.Context, sports []string, ranges []mat
 }
 
 // sqliteCandidates joins the ranges as a VALUES list. Its shape is rounded
-// up to a few sizes, padded with ranges and sports that match nothing, so
-// that the prepared statements of the cache serve every search; the
-// parameters are "?", which the driver binds without looking names up.
+// up to a few sizes, padded with ranges that match nothing, so that the
+// prepared statements of the cache serve every search; the parameters are
+// "?", which the driver binds without looking names up. The sports come as
+// one JSON array: bound in an IN list, their values let the planner consult
+// sqlite_stat4, and SQLite then prepares the statement again on every
+// execution (the parser cost more than the search). An IN over json_each
+// walks the same sorted, distinct list through the same primary key ranges,
+// so the rows come in the same order.
 func (s *Matching) sqliteCandidates(ctx context.Context, cols string, sports []string, ranges []matching.CellRange, limit int) (*sql.Rows, error) {
 	ranges = slices.Clone(ranges)
 	for len(ranges) < bucket(len(ranges)) {
 		ranges = append(ranges, matching.CellRange{Lo: 1, Hi: 0})
 	}
-	sports = slices.Clone(sports)
-	for len(sports) < bucket(len(sports)) {
-		sports = append(sports, "")
+	list, err := json.Marshal(sports)
+	if err != nil {
+		return nil, err
 	}
-	args := make([]any, 0, 2*len(ranges)+len(sports)+1)
+	args := make([]any, 0, 2*len(ranges)+2)
 	var vals strings.Builder
 	for i, r := range ranges {
 		if i > 0 {
@@ -151,13 +156,9 @@ func (s *Matching) sqliteCandidates(ctx context.Context, cols string, sports []s
 		vals.WriteString("(CAST(? AS BIGINT), CAST(? AS BIGINT))")
 		args = append(args, r.Lo, r.Hi)
 	}
-	in := strings.TrimSuffix(strings.Repeat("?, ", len(sports)), ", ")
-	for _, x := range sports {
-		args = append(args, x)
-	}
-	args = append(args, limit)
+	args = append(args, string(list), limit)
 	return s.db.QueryContext(ctx, `SELECT `+cols+` FROM (VALUES `+vals.String()+`) AS r CROSS JOIN match_index m
-		WHERE m.sport IN (`+in+`) AND m.cell BETWEEN r.column1 AND r.column2 LIMIT ?`, args...)
+		WHERE m.sport IN (SELECT value FROM json_each(?)) AND m.cell BETWEEN r.column1 AND r.column2 LIMIT ?`, args...)
 }
 
 // bucket rounds a count up to a power of two (at least 2).
@@ -296,13 +297,17 @@ func (s *Matching) Profiles(ctx context.Context, ids []string) (map[string]*user
 	if len(ids) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	in := `users.id IN (` + placeholders(1, len(ids)) + `)`
-	if s.db.Dialect == Postgres {
-		in, args = `users.id = ANY($1::text[])`, []any{ids}
+	// One parameter whatever the count: one statement text, prepared once
+	// per connection. On SQLite, ids bound in an IN list would also make the
+	// statement be prepared again on every execution (their values feed the
+	// planner's sqlite_stat4 estimates); json_each hides them from it.
+	in, args := `users.id = ANY($1::text[])`, []any{ids}
+	if s.db.Dialect == SQLite {
+		list, err := json.Marshal(ids)
+		if err != nil {
+			return nil, err
+		}
+		in, args = `users.id IN (SELECT value FROM json_each($1))`, []any{string(list)}
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+userColumns+`, user_sports.sport, user_sports.skill_level
 		FROM users LEFT JOIN user_sports ON user_sports.user_id = users.id
