@@ -132,12 +132,13 @@ func (s *Matching) Candidates(ctx context.Context, sports []string, ranges []mat
 // sqliteCandidates joins the ranges as a VALUES list. Its shape is rounded
 // up to a few sizes, padded with ranges that match nothing, so that the
 // prepared statements of the cache serve every search; the parameters are
-// "?", which the driver binds without looking names up. The sports come as
-// one JSON array: bound in an IN list, their values let the planner consult
-// sqlite_stat4, and SQLite then prepares the statement again on every
-// execution (the parser cost more than the search). An IN over json_each
-// walks the same sorted, distinct list through the same primary key ranges,
-// so the rows come in the same order.
+// "?", which the driver binds without looking names up. A parameter whose
+// value the planner reads makes SQLite prepare the statement again whenever
+// the value changes (the parser then costs more than the search): sports
+// bound in an IN list (sqlite_stat4 estimates) and a bare "LIMIT ?" do. So
+// the sports come as one JSON array, and an IN over json_each walks the same
+// sorted, distinct list through the same primary key ranges, in the same
+// order; the limit is a CAST, an expression the planner does not evaluate.
 func (s *Matching) sqliteCandidates(ctx context.Context, cols string, sports []string, ranges []matching.CellRange, limit int) (*sql.Rows, error) {
 	ranges = slices.Clone(ranges)
 	for len(ranges) < bucket(len(ranges)) {
@@ -158,7 +159,7 @@ func (s *Matching) sqliteCandidates(ctx context.Context, cols string, sports []s
 	}
 	args = append(args, string(list), limit)
 	return s.db.QueryContext(ctx, `SELECT `+cols+` FROM (VALUES `+vals.String()+`) AS r CROSS JOIN match_index m
-		WHERE m.sport IN (SELECT value FROM json_each(?)) AND m.cell BETWEEN r.column1 AND r.column2 LIMIT ?`, args...)
+		WHERE m.sport IN (SELECT value FROM json_each(?)) AND m.cell BETWEEN r.column1 AND r.column2 LIMIT CAST(? AS INTEGER)`, args...)
 }
 
 // bucket rounds a count up to a power of two (at least 2).
