@@ -124,7 +124,7 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 			if d > maxDist || d > row.Profile.RadiusKM {
 				continue
 			}
-			res := Score(&mine, &row.Profile, now)
+			res := score(&mine, &row.Profile, now, false)
 			best[id] = &Candidate{Result: res, DistanceKM: RoundKM(d), profile: row.Profile}
 		}
 		inner = radius
@@ -182,6 +182,7 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 	for _, c := range list {
 		if u := profiles[c.User.ID]; u != nil {
 			c.User = u
+			c.Result = Score(&mine, &c.profile, now)
 			c.Result.Explain(&c.profile, now)
 			out = append(out, c)
 		}
