@@ -113,17 +113,36 @@ func (s *Matching) Candidates(ctx context.Context, sports []string, ranges []mat
 		return nil, fmt.Errorf("store: match candidates: %w", err)
 	}
 	defer rows.Close()
+	// A search reads up to a few thousand rows: the sport, the levels and
+	// the week are read as the driver's bytes, without a copy each. The
+	// sport is one of those asked for, and people's levels take few forms
+	// ("tennis=2"), so rows share the strings and the decoded levels (which
+	// nobody changes) instead of allocating their own.
 	var out []matching.Indexed
+	levelsOf := map[string]map[string]int{}
+	var sport, levels, week sql.RawBytes
+	var active int64
 	for rows.Next() {
 		var c matching.Indexed
-		var levels string
-		var week []byte
-		var active int64
-		if err := rows.Scan(&c.Sport, &c.Profile.UserID, &c.Skill, &c.Profile.Lat, &c.Profile.Lon, &c.Profile.RadiusKM,
+		if err := rows.Scan(&sport, &c.Profile.UserID, &c.Skill, &c.Profile.Lat, &c.Profile.Lon, &c.Profile.RadiusKM,
 			&levels, &week, &active, &c.PendingIn); err != nil {
 			return nil, fmt.Errorf("store: match candidates: %w", err)
 		}
-		c.Profile.Levels, c.Profile.Week, c.Profile.ActiveAt = matching.DecodeLevels(levels), matching.WeekFromBytes(week), fromMicros(active)
+		for _, sp := range sports {
+			if sp == string(sport) {
+				c.Sport = sp
+				break
+			}
+		}
+		if c.Sport == "" {
+			c.Sport = string(sport)
+		}
+		lv, ok := levelsOf[string(levels)]
+		if !ok {
+			lv = matching.DecodeLevels(string(levels))
+			levelsOf[string(levels)] = lv
+		}
+		c.Profile.Levels, c.Profile.Week, c.Profile.ActiveAt = lv, matching.WeekFromBytes(week), fromMicros(active)
 		out = append(out, c)
 	}
 	return out, rows.Err()
