@@ -329,31 +329,40 @@ func (s *Matching) Profiles(ctx context.Context, ids []string) (map[string]*user
 		}
 		in, args = `users.id IN (SELECT value FROM json_each($1))`, []any{string(list)}
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+userColumns+`, user_sports.sport, user_sports.skill_level
-		FROM users LEFT JOIN user_sports ON user_sports.user_id = users.id
-		WHERE users.deleted_at IS NULL AND `+in+` ORDER BY users.id, user_sports.position`, args...)
+	// One row per person, their sports gathered as a JSON array of [sport,
+	// level] in profile order: joined, every sport repeated the whole account
+	// row, which was read and its availability decoded each time.
+	sportsOf := `(SELECT json_group_array(json_array(s.sport, s.skill_level) ORDER BY s.position) FROM user_sports s WHERE s.user_id = users.id)`
+	if s.db.Dialect == Postgres {
+		sportsOf = `(SELECT COALESCE(json_agg(json_build_array(s.sport, s.skill_level) ORDER BY s.position)::text, '[]') FROM user_sports s WHERE s.user_id = users.id)`
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+userColumns+`, `+sportsOf+`
+		FROM users WHERE users.deleted_at IS NULL AND `+in, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: read profiles: %w", err)
 	}
 	defer rows.Close()
+	var list []byte
 	for rows.Next() {
-		var sport, level sql.NullString
-		row, err := scanUser(rows, &sport, &level)
+		u, err := scanUser(rows, &list)
 		if err != nil {
 			return nil, fmt.Errorf("store: read profiles: %w", err)
 		}
-		u := out[row.ID]
-		if u == nil {
-			u = row
-			u.Sports, u.SkillLevels = []string{}, map[string]string{}
-			out[u.ID] = u
+		var sports [][2]*string
+		if err := json.Unmarshal(list, &sports); err != nil {
+			return nil, fmt.Errorf("store: read profiles: %s sports: %w", u.ID, err)
 		}
-		if sport.Valid {
-			u.Sports = append(u.Sports, sport.String)
-			if level.Valid {
-				u.SkillLevels[sport.String] = level.String
+		u.Sports, u.SkillLevels = make([]string, 0, len(sports)), make(map[string]string, len(sports))
+		for _, sl := range sports {
+			if sl[0] == nil {
+				continue
+			}
+			u.Sports = append(u.Sports, *sl[0])
+			if sl[1] != nil {
+				u.SkillLevels[*sl[0]] = *sl[1]
 			}
 		}
+		out[u.ID] = u
 	}
 	return out, rows.Err()
 }
