@@ -191,14 +191,16 @@ func bucket(n int) int {
 }
 
 // Excluded gathers, in one statement, everyone a search must leave out.
+// UNION ALL: the ids go into a set, so the database need not sort them to
+// drop the repeats.
 func (s *Matching) Excluded(ctx context.Context, userID string, now, declinedSince time.Time) (matching.Excluded, error) {
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT blocked_id FROM user_blocks WHERE blocker_id = $1
-		UNION SELECT blocker_id FROM user_blocks WHERE blocked_id = $1
-		UNION SELECT user2_id FROM matches WHERE user1_id = $1 AND (status IN ('pending', 'accepted') OR (status = 'declined' AND closed_at > $2))
-		UNION SELECT user1_id FROM matches WHERE user2_id = $1 AND (status IN ('pending', 'accepted') OR (status = 'declined' AND closed_at > $2))
-		UNION SELECT candidate_id FROM match_impressions WHERE viewer_id = $1 AND suppressed_until > $3
-		UNION SELECT id FROM users WHERE suspended_at IS NOT NULL AND (suspended_until IS NULL OR suspended_until > $3)`,
+		UNION ALL SELECT blocker_id FROM user_blocks WHERE blocked_id = $1
+		UNION ALL SELECT user2_id FROM matches WHERE user1_id = $1 AND (status IN ('pending', 'accepted') OR (status = 'declined' AND closed_at > $2))
+		UNION ALL SELECT user1_id FROM matches WHERE user2_id = $1 AND (status IN ('pending', 'accepted') OR (status = 'declined' AND closed_at > $2))
+		UNION ALL SELECT candidate_id FROM match_impressions WHERE viewer_id = $1 AND suppressed_until > $3
+		UNION ALL SELECT id FROM users WHERE suspended_at IS NOT NULL AND (suspended_until IS NULL OR suspended_until > $3)`,
 		userID, micros(declinedSince), micros(now))
 	if err != nil {
 		return nil, fmt.Errorf("store: match exclusions: %w", err)
