@@ -104,10 +104,10 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 
 	mine := ProfileOf(me, now)
 	// The candidates live in one slice, indexed by id: a search scores up to
-	// s.cfg.Candidates of them, and allocating each apart (with an account
-	// to hold its id) was most of the garbage a search made.
+	// s.cfg.Candidates of them, and needs no allocation of its own for each
+	// (nor an account to hold its id) to rank them.
 	var found []Candidate
-	best := make(map[string]int, s.cfg.Candidates)
+	var best map[string]int
 	read, inner := 0, 0.0
 	for _, radius := range stages {
 		radius = math.Min(radius, maxDist)
@@ -116,6 +116,9 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 			return nil, false, err
 		}
 		read += len(rows)
+		if best == nil {
+			best = make(map[string]int, len(rows))
+		}
 		for i := range rows {
 			row := &rows[i]
 			id := row.Profile.UserID
