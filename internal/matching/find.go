@@ -33,6 +33,7 @@ type Candidate struct {
 	Result     Result
 	DistanceKM int
 	profile    Profile
+	id         string // the candidate's, which ranks before User is read
 }
 
 // stages are the search radii, in km: a search reads the nearest ring first
@@ -102,7 +103,11 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 	}
 
 	mine := ProfileOf(me, now)
-	best := map[string]*Candidate{}
+	// The candidates live in one slice, indexed by id: a search scores up to
+	// s.cfg.Candidates of them, and needs no allocation of its own for each
+	// (nor an account to hold its id) to rank them.
+	var found []Candidate
+	var best map[string]int
 	read, inner := 0, 0.0
 	for _, radius := range stages {
 		radius = math.Min(radius, maxDist)
@@ -111,10 +116,13 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 			return nil, false, err
 		}
 		read += len(rows)
+		if best == nil {
+			best = make(map[string]int, len(rows))
+		}
 		for i := range rows {
 			row := &rows[i]
 			id := row.Profile.UserID
-			if id == userID || excluded[id] || best[id] != nil || row.PendingIn >= s.cfg.PendingCap {
+			if _, dup := best[id]; dup || id == userID || excluded[id] || row.PendingIn >= s.cfg.PendingCap {
 				continue
 			}
 			if a := allowed[row.Sport]; row.Skill != 0 && (row.Skill < a[0] || row.Skill > a[1]) {
@@ -124,8 +132,9 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 			if d > maxDist || d > row.Profile.RadiusKM {
 				continue
 			}
-			res := Score(&mine, &row.Profile, now)
-			best[id] = &Candidate{Result: res, DistanceKM: RoundKM(d), profile: row.Profile}
+			res := score(&mine, &row.Profile, now, false)
+			best[id] = len(found)
+			found = append(found, Candidate{Result: res, DistanceKM: RoundKM(d), profile: row.Profile, id: id})
 		}
 		inner = radius
 		if read >= s.cfg.Candidates || radius >= maxDist {
@@ -133,10 +142,9 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 		}
 	}
 
-	list := make([]*Candidate, 0, len(best))
-	for id, c := range best {
-		c.User = &users.User{ID: id}
-		if after == nil || after.before(c) {
+	list := make([]*Candidate, 0, len(found))
+	for i := range found {
+		if c := &found[i]; after == nil || after.before(c) {
 			list = append(list, c)
 		}
 	}
@@ -145,7 +153,7 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 			if a.Result.DistanceKM != b.Result.DistanceKM {
 				return cmpFloat(a.Result.DistanceKM, b.Result.DistanceKM)
 			}
-			return strings.Compare(a.User.ID, b.User.ID)
+			return strings.Compare(a.id, b.id)
 		})
 	} else {
 		slices.SortFunc(list, compare)
@@ -160,7 +168,7 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 	}
 	idsOf := make([]string, len(list))
 	for i, c := range list {
-		idsOf[i] = c.User.ID
+		idsOf[i] = c.id
 	}
 	// Showings are counted while the profiles are read: a candidate whose
 	// account went in between counts once for nothing.
@@ -180,8 +188,9 @@ func (s *Service) Find(ctx context.Context, userID string, c Criteria) ([]*Candi
 	}
 	out := list[:0]
 	for _, c := range list {
-		if u := profiles[c.User.ID]; u != nil {
+		if u := profiles[c.id]; u != nil {
 			c.User = u
+			c.Result = Score(&mine, &c.profile, now)
 			c.Result.Explain(&c.profile, now)
 			out = append(out, c)
 		}
@@ -224,7 +233,7 @@ func compare(a, b *Candidate) int {
 	if a.DistanceKM != b.DistanceKM {
 		return a.DistanceKM - b.DistanceKM
 	}
-	return strings.Compare(a.User.ID, b.User.ID)
+	return strings.Compare(a.id, b.id)
 }
 
 // position is where a page ended: the cursor of the next one.
@@ -234,7 +243,7 @@ type position struct {
 }
 
 func (p *position) before(c *Candidate) bool {
-	return compare(&Candidate{Result: Result{Score: p.score}, DistanceKM: p.km, User: &users.User{ID: p.id}}, c) < 0
+	return compare(&Candidate{Result: Result{Score: p.score}, DistanceKM: p.km, id: p.id}, c) < 0
 }
 
 // CursorOf is the cursor that continues after c.

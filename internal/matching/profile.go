@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/users"
@@ -60,10 +61,7 @@ func WeekFromBytes(b []byte) Week {
 // WeekOf turns availability slots, in time zone tz, into UTC hours of the
 // week, using the zone's offset at now (a slot counts the hours it touches).
 func WeekOf(slots []users.Slot, tz string, now time.Time) Week {
-	loc, err := time.LoadLocation(tz)
-	if err != nil {
-		loc = time.UTC
-	}
+	loc := location(tz)
 	_, off := now.In(loc).Zone()
 	var w Week
 	for _, s := range slots {
@@ -81,6 +79,26 @@ func WeekOf(slots []users.Slot, tz string, now time.Time) Week {
 		}
 	}
 	return w
+}
+
+// locations holds the zones loaded so far: time.LoadLocation reads and
+// parses the zone's file on every call, and every search reads the caller's.
+// A Location never changes once loaded.
+var locations sync.Map // name -> *time.Location
+
+// location is the zone of that name, UTC when there is none.
+func location(tz string) *time.Location {
+	if l, ok := locations.Load(tz); ok {
+		return l.(*time.Location)
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		// Not remembered: names come from profiles, and a bad one must not
+		// take a slot for good.
+		return time.UTC
+	}
+	locations.Store(tz, loc)
+	return loc
 }
 
 func floorDiv(a, b int) int {

@@ -59,23 +59,34 @@ type Result struct {
 
 // Score rates the pair (a, b) from a's point of view at time now. It builds
 // no text: searches score many candidates and explain only those they show.
-func Score(a, b *Profile, now time.Time) Result {
+func Score(a, b *Profile, now time.Time) Result { return score(a, b, now, true) }
+
+// score is Score; without list, Common stays empty: the list is the one
+// allocation of a score, and a search ranks many candidates but shows only
+// a page of them, which it scores again in full (the same arithmetic, so the
+// same figures).
+func score(a, b *Profile, now time.Time, list bool) Result {
 	var r Result
+	var buf [8]string
+	common := buf[:0]
 	for s := range a.Levels {
 		if _, ok := b.Levels[s]; ok {
-			r.Common = append(r.Common, s)
+			common = append(common, s)
 		}
 	}
-	slices.Sort(r.Common)
+	slices.Sort(common)
+	if list && len(common) > 0 {
+		r.Common = slices.Clone(common)
+	}
 	share := func(n int) float64 {
 		if n == 0 {
 			return 0
 		}
-		return float64(len(r.Common)) / float64(n)
+		return float64(len(common)) / float64(n)
 	}
 	r.sportsA, r.sportsB = share(len(a.Levels)), share(len(b.Levels))
 
-	for _, s := range r.Common {
+	for _, s := range common {
 		la, lb := a.Levels[s], b.Levels[s]
 		if la > 0 && lb > 0 {
 			r.skill += 1 - math.Abs(float64(la-lb))/3

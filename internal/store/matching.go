@@ -113,36 +113,61 @@ func (s *Matching) Candidates(ctx context.Context, sports []string, ranges []mat
 		return nil, fmt.Errorf("store: match candidates: %w", err)
 	}
 	defer rows.Close()
+	// A search reads up to a few thousand rows: the sport, the levels and
+	// the week are read as the driver's bytes, without a copy each. The
+	// sport is one of those asked for, and people's levels take few forms
+	// ("tennis=2"), so rows share the strings and the decoded levels (which
+	// nobody changes) instead of allocating their own.
 	var out []matching.Indexed
+	levelsOf := map[string]map[string]int{}
+	var sport, levels, week sql.RawBytes
+	var active int64
 	for rows.Next() {
 		var c matching.Indexed
-		var levels string
-		var week []byte
-		var active int64
-		if err := rows.Scan(&c.Sport, &c.Profile.UserID, &c.Skill, &c.Profile.Lat, &c.Profile.Lon, &c.Profile.RadiusKM,
+		if err := rows.Scan(&sport, &c.Profile.UserID, &c.Skill, &c.Profile.Lat, &c.Profile.Lon, &c.Profile.RadiusKM,
 			&levels, &week, &active, &c.PendingIn); err != nil {
 			return nil, fmt.Errorf("store: match candidates: %w", err)
 		}
-		c.Profile.Levels, c.Profile.Week, c.Profile.ActiveAt = matching.DecodeLevels(levels), matching.WeekFromBytes(week), fromMicros(active)
+		for _, sp := range sports {
+			if sp == string(sport) {
+				c.Sport = sp
+				break
+			}
+		}
+		if c.Sport == "" {
+			c.Sport = string(sport)
+		}
+		lv, ok := levelsOf[string(levels)]
+		if !ok {
+			lv = matching.DecodeLevels(string(levels))
+			levelsOf[string(levels)] = lv
+		}
+		c.Profile.Levels, c.Profile.Week, c.Profile.ActiveAt = lv, matching.WeekFromBytes(week), fromMicros(active)
 		out = append(out, c)
 	}
 	return out, rows.Err()
 }
 
 // sqliteCandidates joins the ranges as a VALUES list. Its shape is rounded
-// up to a few sizes, padded with ranges and sports that match nothing, so
-// that the prepared statements of the cache serve every search; the
-// parameters are "?", which the driver binds without looking names up.
+// up to a few sizes, padded with ranges that match nothing, so that the
+// prepared statements of the cache serve every search; the parameters are
+// "?", which the driver binds without looking names up. A parameter whose
+// value the planner reads makes SQLite prepare the statement again whenever
+// the value changes (the parser then costs more than the search): sports
+// bound in an IN list (sqlite_stat4 estimates) and a bare "LIMIT ?" do. So
+// the sports come as one JSON array, and an IN over json_each walks the same
+// sorted, distinct list through the same primary key ranges, in the same
+// order; the limit is a CAST, an expression the planner does not evaluate.
 func (s *Matching) sqliteCandidates(ctx context.Context, cols string, sports []string, ranges []matching.CellRange, limit int) (*sql.Rows, error) {
 	ranges = slices.Clone(ranges)
 	for len(ranges) < bucket(len(ranges)) {
 		ranges = append(ranges, matching.CellRange{Lo: 1, Hi: 0})
 	}
-	sports = slices.Clone(sports)
-	for len(sports) < bucket(len(sports)) {
-		sports = append(sports, "")
+	list, err := json.Marshal(sports)
+	if err != nil {
+		return nil, err
 	}
-	args := make([]any, 0, 2*len(ranges)+len(sports)+1)
+	args := make([]any, 0, 2*len(ranges)+2)
 	var vals strings.Builder
 	for i, r := range ranges {
 		if i > 0 {
@@ -151,13 +176,9 @@ func (s *Matching) sqliteCandidates(ctx context.Context, cols string, sports []s
 		vals.WriteString("(CAST(? AS BIGINT), CAST(? AS BIGINT))")
 		args = append(args, r.Lo, r.Hi)
 	}
-	in := strings.TrimSuffix(strings.Repeat("?, ", len(sports)), ", ")
-	for _, x := range sports {
-		args = append(args, x)
-	}
-	args = append(args, limit)
+	args = append(args, string(list), limit)
 	return s.db.QueryContext(ctx, `SELECT `+cols+` FROM (VALUES `+vals.String()+`) AS r CROSS JOIN match_index m
-		WHERE m.sport IN (`+in+`) AND m.cell BETWEEN r.column1 AND r.column2 LIMIT ?`, args...)
+		WHERE m.sport IN (SELECT value FROM json_each(?)) AND m.cell BETWEEN r.column1 AND r.column2 LIMIT CAST(? AS INTEGER)`, args...)
 }
 
 // bucket rounds a count up to a power of two (at least 2).
@@ -170,14 +191,16 @@ func bucket(n int) int {
 }
 
 // Excluded gathers, in one statement, everyone a search must leave out.
+// UNION ALL: the ids go into a set, so the database need not sort them to
+// drop the repeats.
 func (s *Matching) Excluded(ctx context.Context, userID string, now, declinedSince time.Time) (matching.Excluded, error) {
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT blocked_id FROM user_blocks WHERE blocker_id = $1
-		UNION SELECT blocker_id FROM user_blocks WHERE blocked_id = $1
-		UNION SELECT user2_id FROM matches WHERE user1_id = $1 AND (status IN ('pending', 'accepted') OR (status = 'declined' AND closed_at > $2))
-		UNION SELECT user1_id FROM matches WHERE user2_id = $1 AND (status IN ('pending', 'accepted') OR (status = 'declined' AND closed_at > $2))
-		UNION SELECT candidate_id FROM match_impressions WHERE viewer_id = $1 AND suppressed_until > $3
-		UNION SELECT id FROM users WHERE suspended_at IS NOT NULL AND (suspended_until IS NULL OR suspended_until > $3)`,
+		UNION ALL SELECT blocker_id FROM user_blocks WHERE blocked_id = $1
+		UNION ALL SELECT user2_id FROM matches WHERE user1_id = $1 AND (status IN ('pending', 'accepted') OR (status = 'declined' AND closed_at > $2))
+		UNION ALL SELECT user1_id FROM matches WHERE user2_id = $1 AND (status IN ('pending', 'accepted') OR (status = 'declined' AND closed_at > $2))
+		UNION ALL SELECT candidate_id FROM match_impressions WHERE viewer_id = $1 AND suppressed_until > $3
+		UNION ALL SELECT id FROM users WHERE suspended_at IS NOT NULL AND (suspended_until IS NULL OR suspended_until > $3)`,
 		userID, micros(declinedSince), micros(now))
 	if err != nil {
 		return nil, fmt.Errorf("store: match exclusions: %w", err)
@@ -296,39 +319,52 @@ func (s *Matching) Profiles(ctx context.Context, ids []string) (map[string]*user
 	if len(ids) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
+	// One parameter whatever the count: one statement text, prepared once
+	// per connection. On SQLite, ids bound in an IN list would also make the
+	// statement be prepared again on every execution (their values feed the
+	// planner's sqlite_stat4 estimates); json_each hides them from it.
+	in, args := `users.id = ANY($1::text[])`, []any{ids}
+	if s.db.Dialect == SQLite {
+		list, err := json.Marshal(ids)
+		if err != nil {
+			return nil, err
+		}
+		in, args = `users.id IN (SELECT value FROM json_each($1))`, []any{string(list)}
 	}
-	in := `users.id IN (` + placeholders(1, len(ids)) + `)`
+	// One row per person, their sports gathered as a JSON array of [sport,
+	// level] in profile order: joined, every sport repeated the whole account
+	// row, which was read and its availability decoded each time.
+	sportsOf := `(SELECT json_group_array(json_array(s.sport, s.skill_level) ORDER BY s.position) FROM user_sports s WHERE s.user_id = users.id)`
 	if s.db.Dialect == Postgres {
-		in, args = `users.id = ANY($1::text[])`, []any{ids}
+		sportsOf = `(SELECT COALESCE(json_agg(json_build_array(s.sport, s.skill_level) ORDER BY s.position)::text, '[]') FROM user_sports s WHERE s.user_id = users.id)`
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+userColumns+`, user_sports.sport, user_sports.skill_level
-		FROM users LEFT JOIN user_sports ON user_sports.user_id = users.id
-		WHERE users.deleted_at IS NULL AND `+in+` ORDER BY users.id, user_sports.position`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+userColumns+`, `+sportsOf+`
+		FROM users WHERE users.deleted_at IS NULL AND `+in, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: read profiles: %w", err)
 	}
 	defer rows.Close()
+	var list []byte
 	for rows.Next() {
-		var sport, level sql.NullString
-		row, err := scanUser(rows, &sport, &level)
+		u, err := scanUser(rows, &list)
 		if err != nil {
 			return nil, fmt.Errorf("store: read profiles: %w", err)
 		}
-		u := out[row.ID]
-		if u == nil {
-			u = row
-			u.Sports, u.SkillLevels = []string{}, map[string]string{}
-			out[u.ID] = u
+		var sports [][2]*string
+		if err := json.Unmarshal(list, &sports); err != nil {
+			return nil, fmt.Errorf("store: read profiles: %s sports: %w", u.ID, err)
 		}
-		if sport.Valid {
-			u.Sports = append(u.Sports, sport.String)
-			if level.Valid {
-				u.SkillLevels[sport.String] = level.String
+		u.Sports, u.SkillLevels = make([]string, 0, len(sports)), make(map[string]string, len(sports))
+		for _, sl := range sports {
+			if sl[0] == nil {
+				continue
+			}
+			u.Sports = append(u.Sports, *sl[0])
+			if sl[1] != nil {
+				u.SkillLevels[*sl[0]] = *sl[1]
 			}
 		}
+		out[u.ID] = u
 	}
 	return out, rows.Err()
 }
