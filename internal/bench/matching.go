@@ -110,7 +110,13 @@ func matchingCase(ctx context.Context, e *env, o MatchingOptions, name string, p
 		return nil
 	}
 	var ss []searcher
+	// Enterprise with a limit no run reaches: the rounds measure the work,
+	// not the rate limiter refusing the baseline's reads.
+	huge := int64(1_000_000_000)
 	for _, u := range people {
+		if _, err := e.app.Users.SetTier(ctx, u.ID, users.TierEnterprise, &huge); err != nil {
+			return err
+		}
 		_, k, err := e.app.Keys.Create(ctx, apikeys.Spec{UserID: u.ID, Name: "bench", Scopes: []string{"matching", "read"}})
 		if err != nil {
 			return err
