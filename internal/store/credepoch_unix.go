@@ -14,8 +14,12 @@ import (
 // shares: eight bytes of a file beside it, mapped into each process's
 // memory, so reading it costs no system call. Processes change it with
 // atomic instructions, which hold across processes on shared memory.
+//
+// The mapping is never undone: a handle's cache may still read the counter
+// while the handle closes, and unmapping under it would crash the process;
+// a page per database opened is all it costs.
 type fileEpoch struct {
-	mem []byte
+	mem []byte // the mapping, held for the life of the process
 	p   *uint64
 }
 
@@ -48,5 +52,3 @@ func openEpoch(path string) (*fileEpoch, error) {
 func (e *fileEpoch) load() uint64 { return atomic.LoadUint64(e.p) }
 
 func (e *fileEpoch) bump() { atomic.AddUint64(e.p, 1) }
-
-func (e *fileEpoch) close() error { return syscall.Munmap(e.mem) }
