@@ -50,10 +50,10 @@ func (c sqliteConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if !ok {
 		// A connection that cannot report changes: keep nothing in memory.
 		c.w.cache.setLive(false)
-		return conn, nil
+		return keepStatements(conn), nil
 	}
 	h.RegisterPreUpdateHook(c.w.preUpdate)
-	return conn, nil
+	return keepStatements(conn), nil
 }
 
 // preUpdate runs inside SQLite before each row change, on the connection

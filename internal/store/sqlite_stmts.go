@@ -1,0 +1,151 @@
+package store
+
+import (
+	"context"
+	"database/sql/driver"
+	"reflect"
+	"strings"
+)
+
+// The SQLite driver prepares (SQLite parses and plans) a statement on every
+// call made through a transaction or a connection, and finalizes it after:
+// DB.prepared keeps statements for calls on the pool only. Every write
+// goes through a transaction, so a message sent, say, parsed some twenty
+// statements each time, about 40% of its CPU. stmtConn keeps each
+// connection's statements prepared, by query text, and runs the calls made
+// on it with them.
+
+// maxConnStmts bounds the statements a connection keeps. The queries are
+// the package's fixed texts, a few hundred at most; a text built per call
+// (a list of n placeholders) takes a place too, so a full cache evicts one.
+const maxConnStmts = 512
+
+// sqliteConn is what the driver's connections offer that database/sql uses.
+type sqliteConn interface {
+	driver.Conn
+	driver.ConnBeginTx
+	driver.ConnPrepareContext
+	driver.ExecerContext
+	driver.QueryerContext
+	driver.Pinger
+	driver.SessionResetter
+	driver.Validator
+}
+
+// stmtConn is a connection that keeps its statements prepared. database/sql
+// uses a connection from one goroutine at a time, so the map needs no lock.
+type stmtConn struct {
+	sqliteConn
+	stmts map[string]*connStmt
+}
+
+type connStmt struct {
+	st driver.Stmt
+	// busy while rows read from it are open: a query made meanwhile with
+	// the same text (in a loop over those rows) prepares one of its own.
+	busy bool
+}
+
+// keepStatements wraps conn if it offers what stmtConn needs.
+func keepStatements(conn driver.Conn) driver.Conn {
+	c, ok := conn.(sqliteConn)
+	if !ok {
+		return conn
+	}
+	return &stmtConn{sqliteConn: c, stmts: map[string]*connStmt{}}
+}
+
+// stmt returns the kept statement for query, preparing it the first time,
+// or nil when the call should prepare its own (a script of several
+// statements, which the driver parses one by one anyway, or one in use).
+func (c *stmtConn) stmt(ctx context.Context, query string) (*connStmt, error) {
+	if s := c.stmts[query]; s != nil {
+		if s.busy {
+			return nil, nil
+		}
+		return s, nil
+	}
+	if strings.Contains(query, ";") {
+		return nil, nil
+	}
+	st, err := c.sqliteConn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.stmts) >= maxConnStmts {
+		for q, s := range c.stmts { // a random one: map order
+			if !s.busy {
+				_ = s.st.Close()
+				delete(c.stmts, q)
+				break
+			}
+		}
+	}
+	s := &connStmt{st: st}
+	c.stmts[query] = s
+	return s, nil
+}
+
+func (c *stmtConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	s, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return c.sqliteConn.ExecContext(ctx, query, args)
+	}
+	return s.st.(driver.StmtExecContext).ExecContext(ctx, args)
+}
+
+func (c *stmtConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	s, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return c.sqliteConn.QueryContext(ctx, query, args)
+	}
+	rows, err := s.st.(driver.StmtQueryContext).QueryContext(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	s.busy = true
+	return &stmtRows{Rows: rows, s: s}, nil
+}
+
+// Close finalizes the kept statements, then closes the connection.
+func (c *stmtConn) Close() error {
+	for _, s := range c.stmts {
+		_ = s.st.Close()
+	}
+	c.stmts = nil
+	return c.sqliteConn.Close()
+}
+
+// stmtRows frees its statement for the next call when closed (the driver
+// resets it then).
+type stmtRows struct {
+	driver.Rows
+	s *connStmt
+}
+
+func (r *stmtRows) Close() error {
+	err := r.Rows.Close()
+	r.s.busy = false
+	return err
+}
+
+// The column types stay as the driver reports them.
+func (r *stmtRows) ColumnTypeDatabaseTypeName(i int) string {
+	if t, ok := r.Rows.(driver.RowsColumnTypeDatabaseTypeName); ok {
+		return t.ColumnTypeDatabaseTypeName(i)
+	}
+	return ""
+}
+
+func (r *stmtRows) ColumnTypeScanType(i int) reflect.Type {
+	if t, ok := r.Rows.(driver.RowsColumnTypeScanType); ok {
+		return t.ColumnTypeScanType(i)
+	}
+	return reflect.TypeFor[any]()
+}
