@@ -33,6 +33,7 @@ type DB struct {
 	Dialect Dialect
 	cache   stmtCache
 	creds   *credWatch
+	gate    chan struct{} // SQLite: one writer of this process at a time (writegate.go)
 }
 
 // Open connects to a database URL: "sqlite:PATH" or "postgres://...".
@@ -76,7 +77,7 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		sdb.SetMaxOpenConns(4)
 		sdb.SetMaxIdleConns(4)
 		sdb.SetConnMaxIdleTime(0)
-		db = &DB{DB: sdb, Dialect: SQLite, creds: creds}
+		db = &DB{DB: sdb, Dialect: SQLite, creds: creds, gate: make(chan struct{}, 1)}
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
 		pdb, err := sql.Open("pgx", rawURL)
 		if err != nil {
@@ -119,6 +120,11 @@ func redact(raw string) string {
 // all); after Commit it does nothing.
 func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	defer db.afterWrite(db.writeMark()) // after the commit or rollback below
+	leave, err := db.enterWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave() // after the commit or rollback too
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)

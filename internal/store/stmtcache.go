@@ -57,9 +57,15 @@ func (db *DB) QueryContext(ctx context.Context, query string, args ...any) (*sql
 	return st.QueryContext(ctx, args...)
 }
 
-// ExecContext runs a statement through the statement cache.
+// ExecContext runs a statement through the statement cache, as a write
+// (writegate.go).
 func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	defer db.afterWrite(db.writeMark())
+	leave, err := db.enterWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	st, err := db.prepared(ctx, query)
 	if err != nil {
 		return nil, err
