@@ -22,11 +22,11 @@ var markTags = strings.NewReplacer(markOpen, "<mark>", markClose, "</mark>")
 func markSnippet(raw string) string { return markTags.Replace(html.EscapeString(raw)) }
 
 // Search finds the viewer's messages matching every term, best first.
-// Both engines answer it inside their full-text index: the terms in the
-// body AND one of the viewer's current conversations (SQLite: its
-// conversation column; PostgreSQL: the conversation's lexeme in the text
-// vector), so a common word costs what its matches in those conversations
-// cost, not what its matches everywhere do.
+// Both engines answer it inside their full-text index, limited to the
+// viewer's current conversations there (PostgreSQL: the conversation's
+// lexeme in the text vector; SQLite: terms of each conversation,
+// messaging_terms.go), so a common word costs what its matches in those
+// conversations cost, not what its matches everywhere do.
 func (s *Messaging) Search(ctx context.Context, q *messaging.SearchQuery) ([]messaging.Found, error) {
 	a := &sqlArgs{}
 	viewer := a.add(q.ViewerID)
@@ -48,56 +48,30 @@ func (s *Messaging) Search(ctx context.Context, q *messaging.SearchQuery) ([]mes
 	if len(convs) == 0 {
 		return nil, nil
 	}
-	var query string
-	if s.db.Dialect == Postgres {
-		words := `plainto_tsquery('english', ` + a.add(strings.Join(q.Terms, " ")) + `)`
-		// Conversation ids are lexemes of the vector too; quoted, as ids
-		// they hold nothing a tsquery would read as syntax.
-		inConvs := a.add(`'` + strings.Join(convs, `' | '`) + `'`)
-		opts := a.add(`StartSel=` + markOpen + `, StopSel=` + markClose + `, MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "`)
-		// The membership join keeps results exact whatever the vector
-		// holds; on an expression, so the planner does not also walk the
-		// conversation's messages by their position index.
-		// The newest SearchWindow matches are ranked; the headline (the
-		// costly part) is made for the page alone. seq + 0: walking the
-		// primary key backwards and testing each message until enough
-		// match (the planner's pick for a LIMIT) reads a large part of the
-		// table when the words are rare in the caller's conversations;
-		// the GIN lookup and a sort of its matches is bounded by them.
-		query = `SELECT ` + messageColumns + `, ts_headline('english', m.body, ` + words + `, ` + opts + `) FROM (
-			SELECT m.*, ts_rank(m.search_vector, ` + words + `) AS rank
-			FROM messages m JOIN conversation_members cm ON cm.conversation_id = (m.conversation_id || '') AND cm.user_id = ` + viewer + ` AND cm.left_at IS NULL
-			WHERE numnode(` + words + `) > 0 AND m.search_vector @@ (` + words + ` && ` + inConvs + `::tsquery) AND ` + strings.Join(where, " AND ") + `
-			ORDER BY m.seq + 0 DESC LIMIT ` + a.add(messaging.SearchWindow) + `) m
-			ORDER BY m.rank DESC, m.seq DESC`
-	} else {
-		words := `body : (` + quoteAll(q.Terms, " ") + `)`
-		match := words + ` AND conversation_id : (` + quoteAll(convs, " OR ") + `)`
-		inConvs := `1 = 1`
-		if rare, err := s.wordsRarer(ctx, words, convs); err != nil {
-			return nil, err
-		} else if rare {
-			// Rare words: the index yields their few matches, and the
-			// membership is tested on each (merging the posting lists of
-			// every conversation would read all of their messages).
-			match = words
-			inConvs = `m.conversation_id IN (SELECT conversation_id FROM conversation_members WHERE user_id = ` + viewer + ` AND left_at IS NULL)`
-			if q.ConversationID != "" {
-				inConvs = `m.conversation_id = ` + a.add(q.ConversationID)
-			}
-		}
-		// The newest SearchWindow matches come straight from the index in
-		// rowid order (it stops there); only they are ranked.
-		query = `SELECT * FROM (SELECT ` + messageColumns + `, snippet(messages_fts, 0, ` + a.add(markOpen) + `, ` + a.add(markClose) + `, '…', 24),
-				bm25(messages_fts, 1.0, 0.0) AS rank, m.seq AS pos
-			FROM messages_fts CROSS JOIN messages m ON m.seq = messages_fts.rowid
-			WHERE messages_fts MATCH ` + a.add(match) + ` AND ` + inConvs + ` AND ` + strings.Join(where, " AND ") + `
-			ORDER BY messages_fts.rowid DESC LIMIT ` + a.add(messaging.SearchWindow) + `) ORDER BY rank, pos DESC`
+	if s.db.Dialect == SQLite {
+		return s.searchSQLite(ctx, q, a, where, convs)
 	}
-	// Snippets are computed for every ranked match before the page is
-	// cut; measured, that costs less than ranking the page first and
-	// matching again for its snippets (FTS5 runs the query once per rowid).
-	query += ` LIMIT ` + a.add(q.Limit) + ` OFFSET ` + a.add(q.Offset)
+	words := `plainto_tsquery('english', ` + a.add(strings.Join(q.Terms, " ")) + `)`
+	// Conversation ids are lexemes of the vector too; quoted, as ids
+	// they hold nothing a tsquery would read as syntax.
+	inConvs := a.add(`'` + strings.Join(convs, `' | '`) + `'`)
+	opts := a.add(`StartSel=` + markOpen + `, StopSel=` + markClose + `, MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "`)
+	// The membership join keeps results exact whatever the vector
+	// holds; on an expression, so the planner does not also walk the
+	// conversation's messages by their position index.
+	// The newest SearchWindow matches are ranked; the headline (the
+	// costly part) is made for the page alone. seq + 0: walking the
+	// primary key backwards and testing each message until enough
+	// match (the planner's pick for a LIMIT) reads a large part of the
+	// table when the words are rare in the caller's conversations;
+	// the GIN lookup and a sort of its matches is bounded by them.
+	query := `SELECT ` + messageColumns + `, ts_headline('english', m.body, ` + words + `, ` + opts + `) FROM (
+		SELECT m.*, ts_rank(m.search_vector, ` + words + `) AS rank
+		FROM messages m JOIN conversation_members cm ON cm.conversation_id = (m.conversation_id || '') AND cm.user_id = ` + viewer + ` AND cm.left_at IS NULL
+		WHERE numnode(` + words + `) > 0 AND m.search_vector @@ (` + words + ` && ` + inConvs + `::tsquery) AND ` + strings.Join(where, " AND ") + `
+		ORDER BY m.seq + 0 DESC LIMIT ` + a.add(messaging.SearchWindow) + `) m
+		ORDER BY m.rank DESC, m.seq DESC
+		LIMIT ` + a.add(q.Limit) + ` OFFSET ` + a.add(q.Offset)
 	rows, err := s.db.QueryContext(ctx, query, a.list...)
 	if err != nil {
 		return nil, fmt.Errorf("store: search messages: %w", err)
@@ -106,50 +80,13 @@ func (s *Messaging) Search(ctx context.Context, q *messaging.SearchQuery) ([]mes
 	var out []messaging.Found
 	for rows.Next() {
 		var snippet string
-		var rank float64
-		var pos int64
-		extra := []any{&snippet}
-		if s.db.Dialect == SQLite {
-			extra = append(extra, &rank, &pos)
-		}
-		m, err := scanMessage(rows, extra...)
+		m, err := scanMessage(rows, &snippet)
 		if err != nil {
 			return nil, fmt.Errorf("store: search messages: %w", err)
 		}
 		out = append(out, messaging.Found{Message: m, Snippet: markSnippet(snippet)})
 	}
 	return out, rows.Err()
-}
-
-// wordsRarer reports whether the words match far fewer messages in the
-// whole index than the conversations hold: then reading the words' matches
-// and testing each one's conversation costs less than intersecting them
-// with the conversations' posting lists inside the index (SQLite). Testing
-// a match (its row and its conversation) costs about ten times reading a
-// posting, as measured on 1M messages.
-func (s *Messaging) wordsRarer(ctx context.Context, words string, convs []string) (bool, error) {
-	var matches, held int64
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH $1`, words).Scan(&matches); err != nil {
-		return false, fmt.Errorf("store: search messages: %w", err)
-	}
-	args := make([]any, len(convs))
-	for i, c := range convs {
-		args[i] = c
-	}
-	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(last_seq), 0) FROM conversations WHERE id IN (`+placeholders(1, len(convs))+`)`, args...).Scan(&held); err != nil {
-		return false, fmt.Errorf("store: search messages: %w", err)
-	}
-	return matches*10 < held, nil
-}
-
-// quoteAll quotes each word as an FTS5 string (nothing in it is syntax)
-// and joins them with sep.
-func quoteAll(words []string, sep string) string {
-	quoted := make([]string, len(words))
-	for i, w := range words {
-		quoted[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
-	}
-	return strings.Join(quoted, sep)
 }
 
 func (s *Messaging) currentConversations(ctx context.Context, userID string) ([]string, error) {
