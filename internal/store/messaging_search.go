@@ -51,27 +51,26 @@ func (s *Messaging) Search(ctx context.Context, q *messaging.SearchQuery) ([]mes
 	if s.db.Dialect == SQLite {
 		return s.searchSQLite(ctx, q, a, where, convs)
 	}
-	words := `plainto_tsquery('english', ` + a.add(strings.Join(q.Terms, " ")) + `)`
-	// Conversation ids are lexemes of the vector too; quoted, as ids
-	// they hold nothing a tsquery would read as syntax.
-	inConvs := a.add(`'` + strings.Join(convs, `' | '`) + `'`)
+	text := a.add(strings.Join(q.Terms, " "))
 	opts := a.add(`StartSel=` + markOpen + `, StopSel=` + markClose + `, MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "`)
-	// The membership join keeps results exact whatever the vector
-	// holds; on an expression, so the planner does not also walk the
-	// conversation's messages by their position index.
-	// The newest SearchWindow matches are ranked; the headline (the
-	// costly part) is made for the page alone. seq + 0: walking the
-	// primary key backwards and testing each message until enough
-	// match (the planner's pick for a LIMIT) reads a large part of the
-	// table when the words are rare in the caller's conversations;
-	// the GIN lookup and a sort of its matches is bounded by them.
-	query := `SELECT ` + messageColumns + `, ts_headline('english', m.body, ` + words + `, ` + opts + `) FROM (
-		SELECT m.*, ts_rank(m.search_vector, ` + words + `) AS rank
-		FROM messages m JOIN conversation_members cm ON cm.conversation_id = (m.conversation_id || '') AND cm.user_id = ` + viewer + ` AND cm.left_at IS NULL
-		WHERE numnode(` + words + `) > 0 AND m.search_vector @@ (` + words + ` && ` + inConvs + `::tsquery) AND ` + strings.Join(where, " AND ") + `
-		ORDER BY m.seq + 0 DESC LIMIT ` + a.add(messaging.SearchWindow) + `) m
-		ORDER BY m.rank DESC, m.seq DESC
-		LIMIT ` + a.add(q.Limit) + ` OFFSET ` + a.add(q.Offset)
+	// The terms are the words in each of the conversations (migration
+	// 00090), so a match is in one of them by construction; one GIN
+	// lookup per conversation and word. The newest SearchWindow matches
+	// are ranked (ts_rank on those alone, not on every match before the
+	// cut); the headline (the costly part) is made for the page alone. seq + 0: walking the primary key backwards and testing each
+	// message until enough match (the planner's pick for a LIMIT) reads a
+	// large part of the table when the words are rare in the caller's
+	// conversations; the GIN lookup and a sort of its matches is bounded
+	// by them.
+	tq := `message_terms_query(` + a.add(convs) + `::text[], ` + text + `)`
+	query := `SELECT ` + messageColumns + `, ts_headline('english', m.body, plainto_tsquery('english', ` + text + `), ` + opts + `) FROM (
+		SELECT m.*, ts_rank(m.search_terms, ` + tq + `) AS rank FROM (
+			SELECT m.* FROM messages m
+			WHERE m.search_terms @@ ` + tq + ` AND ` + strings.Join(where, " AND ") + `
+			ORDER BY m.seq + 0 DESC LIMIT ` + a.add(messaging.SearchWindow) + `) m
+		ORDER BY rank DESC, m.seq DESC
+		LIMIT ` + a.add(q.Limit) + ` OFFSET ` + a.add(q.Offset) + `) m
+		ORDER BY m.rank DESC, m.seq DESC`
 	rows, err := s.db.QueryContext(ctx, query, a.list...)
 	if err != nil {
 		return nil, fmt.Errorf("store: search messages: %w", err)
