@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"runtime"
+	"strconv"
 	"time"
 )
 
@@ -29,6 +31,19 @@ func register(c Command) { Commands = append(Commands, c) }
 func commonFlags(fs *flag.FlagSet, o *Options) {
 	fs.StringVar(&o.DatabaseURL, "postgres", "", "postgres://... server to measure on (default: SQLite)")
 	fs.IntVar(&o.Concurrency, "concurrency", 8, "concurrent clients")
+}
+
+// latencyFlags are commonFlags for a command whose target is a latency:
+// by default one client per core. The clients are closed-loop on the same
+// cores as the service and its database, so with more of them than cores
+// each request mostly waits behind the others and the p99 measures the
+// queue (about clients/cores times the service time), not the service.
+// --concurrency 8 shows that saturated case.
+func latencyFlags(fs *flag.FlagSet, o *Options) {
+	commonFlags(fs, o)
+	fs.Lookup("concurrency").DefValue = strconv.Itoa(runtime.NumCPU())
+	o.Concurrency = runtime.NumCPU()
+	fs.Lookup("concurrency").Usage = "concurrent clients (default: one per core, so that latency is not queueing; more measure saturation)"
 }
 
 func positive(vals ...int) error {

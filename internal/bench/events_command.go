@@ -11,7 +11,7 @@ func init() {
 	register(Command{Name: "events", Summary: "p50/p99 of GET /v1/events near a place with a text query over --events seeded events, against a single-event read, and of RSVPs all on one event against RSVPs spread over many",
 		Flags: func(fs *flag.FlagSet) Run {
 			o := Options{Duration: 3 * time.Second, Rounds: 3}
-			commonFlags(fs, &o)
+			latencyFlags(fs, &o)
 			fs.DurationVar(&o.Duration, "duration", o.Duration, "length of each measured round")
 			fs.IntVar(&o.Rounds, "rounds", o.Rounds, "rounds of each configuration")
 			n := fs.Int("events", 100000, "events to seed")

@@ -14,7 +14,7 @@ func init() {
 	register(Command{Name: "matching", Summary: "p50/p99 and requests/second of POST /v1/matches/find after seeding --users N[,M...] (dense city and sparse villages); --quality: precision@10 and nDCG@10 against distance alone",
 		Flags: func(fs *flag.FlagSet) Run {
 			o := Options{Duration: 3 * time.Second, Rounds: 3}
-			commonFlags(fs, &o)
+			latencyFlags(fs, &o)
 			fs.DurationVar(&o.Duration, "duration", o.Duration, "length of each measured round")
 			fs.IntVar(&o.Rounds, "rounds", o.Rounds, "rounds of each configuration")
 			sizes := fs.String("users", "100000,1000000", "people to seed, comma-separated, one run each")
