@@ -34,6 +34,7 @@ type DB struct {
 	cache   stmtCache
 	creds   *credWatch
 	gate    chan struct{} // SQLite: one writer of this process at a time (writegate.go)
+	batch   *txBatcher    // SQLite: write transactions commit together (txbatch.go)
 }
 
 // Open connects to a database URL: "sqlite:PATH" or "postgres://...".
@@ -78,6 +79,7 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		sdb.SetMaxIdleConns(4)
 		sdb.SetConnMaxIdleTime(0)
 		db = &DB{DB: sdb, Dialect: SQLite, creds: creds, gate: make(chan struct{}, 1)}
+		db.batch = &txBatcher{db: db}
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
 		pdb, err := sql.Open("pgx", rawURL)
 		if err != nil {
@@ -119,6 +121,9 @@ func redact(raw string) string {
 // cannot leave a connection holding locks (SQLite's single write lock, above
 // all); after Commit it does nothing.
 func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if db.batch != nil {
+		return db.batch.run(ctx, fn)
+	}
 	defer db.afterWrite(db.writeMark()) // after the commit or rollback below
 	leave, err := db.enterWrite(ctx)
 	if err != nil {

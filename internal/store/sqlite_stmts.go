@@ -37,6 +37,10 @@ type sqliteConn interface {
 type stmtConn struct {
 	sqliteConn
 	stmts map[string]*connStmt
+	// inTx: statements run in a transaction are not interrupted when
+	// their context ends (txbatch.go says why); database/sql still refuses
+	// to start one whose context has ended.
+	inTx bool
 }
 
 type connStmt struct {
@@ -87,6 +91,9 @@ func (c *stmtConn) stmt(ctx context.Context, query string) (*connStmt, error) {
 }
 
 func (c *stmtConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if c.inTx {
+		ctx = context.WithoutCancel(ctx)
+	}
 	s, err := c.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -98,6 +105,9 @@ func (c *stmtConn) ExecContext(ctx context.Context, query string, args []driver.
 }
 
 func (c *stmtConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if c.inTx {
+		ctx = context.WithoutCancel(ctx)
+	}
 	s, err := c.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -111,6 +121,31 @@ func (c *stmtConn) QueryContext(ctx context.Context, query string, args []driver
 	}
 	s.busy = true
 	return &stmtRows{Rows: rows, s: s}, nil
+}
+
+func (c *stmtConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	t, err := c.sqliteConn.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	c.inTx = true
+	return connTx{Tx: t, c: c}, nil
+}
+
+// connTx ends its connection's transaction.
+type connTx struct {
+	driver.Tx
+	c *stmtConn
+}
+
+func (t connTx) Commit() error {
+	t.c.inTx = false
+	return t.Tx.Commit()
+}
+
+func (t connTx) Rollback() error {
+	t.c.inTx = false
+	return t.Tx.Rollback()
 }
 
 // Close finalizes the kept statements, then closes the connection.

@@ -3,6 +3,9 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,6 +39,68 @@ func TestTxPanicRollsBack(t *testing.T) {
 		var n int
 		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM instance_keys WHERE name = 'p'`).Scan(&n); err != nil || n != 0 {
 			t.Fatalf("the panicking transaction's row is there (%d, %v)", n, err)
+		}
+	})
+}
+
+// TestTxOutcomesStayApart: transactions that run at once (on SQLite, in
+// one batch) each get their own outcome. Those that fail, panic or whose
+// caller gave up leave nothing; the others all commit.
+func TestTxOutcomesStayApart(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
+		ctx := context.Background()
+		const n = 120
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		panics := make([]any, n)
+		gone, cancelGone := context.WithCancel(ctx)
+		cancelGone()
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { panics[i] = recover() }()
+				c := ctx
+				if i%7 == 3 {
+					c = gone
+				}
+				errs[i] = db.Tx(c, func(tx *sql.Tx) error {
+					if _, err := tx.ExecContext(c, `INSERT INTO instance_keys (name, value, created_at) VALUES ($1, 'v', 1)`, fmt.Sprint("k", i)); err != nil {
+						return err
+					}
+					switch i % 7 {
+					case 1:
+						return errors.New("refused")
+					case 2:
+						panic(fmt.Sprint("boom ", i))
+					case 5: // a statement that fails, after the row
+						_, err := tx.ExecContext(c, `INSERT INTO instance_keys (name, value, created_at) VALUES ($1, 'v', 1)`, fmt.Sprint("k", i))
+						return err
+					}
+					return nil
+				})
+			}()
+		}
+		wg.Wait()
+		for i := range n {
+			var rows int
+			if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM instance_keys WHERE name = $1`, fmt.Sprint("k", i)).Scan(&rows); err != nil {
+				t.Fatal(err)
+			}
+			switch i % 7 {
+			case 1, 3, 5:
+				if errs[i] == nil || rows != 0 {
+					t.Errorf("transaction %d: error %v, %d rows; want an error and none", i, errs[i], rows)
+				}
+			case 2:
+				if panics[i] != fmt.Sprint("boom ", i) || rows != 0 {
+					t.Errorf("transaction %d: panic %v, %d rows; want its own panic and none", i, panics[i], rows)
+				}
+			default:
+				if errs[i] != nil || panics[i] != nil || rows != 1 {
+					t.Errorf("transaction %d: error %v, panic %v, %d rows; want its row", i, errs[i], panics[i], rows)
+				}
+			}
 		}
 	})
 }

@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// On SQLite the write transactions of a process commit together: a
+// transaction that arrives while another runs waits, and then runs with
+// every other one that waited, in one SQLite transaction, each inside a
+// savepoint of its own. One commit writes their pages to the log once (a
+// page that several of them changed, such as the end of an index, once),
+// and the full-text index gets one segment for all of them instead of one
+// each. Each caller still gets its own outcome: an error or a panic in one
+// rolls back its savepoint alone, and nobody hears of success before the
+// commit. Only the waiting is shared: with a single writer at a time,
+// nothing runs later than it would have.
+//
+// A transaction's statements are not interrupted when its caller's
+// context ends (stmtConn): SQLite rolls back the whole transaction when
+// it interrupts a write, which would undo the others' work too. A context
+// that has ended makes the next statement fail, and the savepoint rolls
+// back.
+
+// maxBatch bounds the transactions run together.
+const maxBatch = 64
+
+type txBatcher struct {
+	db      *DB
+	mu      sync.Mutex
+	queue   []*txJob
+	running bool // a goroutine is running batches
+}
+
+// Job states: waiting in the queue, taken into a batch, or given up by its
+// caller (its context ended, or it waited gateWait) before it was taken.
+const (
+	jobQueued int32 = iota
+	jobTaken
+	jobAbandoned
+)
+
+type txJob struct {
+	fn    func(*sql.Tx) error
+	state atomic.Int32
+	done  chan txOutcome // buffered: the batch never blocks on a caller
+}
+
+type txOutcome struct {
+	err      error
+	panicked bool
+	value    any // what fn panicked with
+}
+
+// run runs fn as a transaction of the next batch and returns its outcome.
+func (b *txBatcher) run(ctx context.Context, fn func(*sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	j := &txJob{fn: fn, done: make(chan txOutcome, 1)}
+	b.mu.Lock()
+	b.queue = append(b.queue, j)
+	lead := !b.running
+	b.running = true
+	b.mu.Unlock()
+	if lead {
+		b.lead()
+	}
+	var out txOutcome
+	select {
+	case out = <-j.done:
+	default:
+		t := time.NewTimer(gateWait)
+		select {
+		case out = <-j.done:
+		case <-ctx.Done():
+			out = b.giveUp(j, ctx.Err())
+		case <-t.C:
+			out = b.giveUp(j, ErrBusy)
+		}
+		t.Stop()
+	}
+	if out.panicked {
+		panic(out.value)
+	}
+	return out.err
+}
+
+// giveUp leaves the queue with err unless the job is already in a batch,
+// whose outcome it then waits for.
+func (b *txBatcher) giveUp(j *txJob, err error) txOutcome {
+	if j.state.CompareAndSwap(jobQueued, jobAbandoned) {
+		return txOutcome{err: fmt.Errorf("store: wait to write: %w", err)}
+	}
+	return <-j.done
+}
+
+// lead runs one batch of the queue; if more wait, a new goroutine runs the
+// next batch, so that this caller returns now.
+func (b *txBatcher) lead() {
+	b.mu.Lock()
+	var jobs []*txJob
+	n := 0
+	for ; n < len(b.queue) && len(jobs) < maxBatch; n++ {
+		if j := b.queue[n]; j.state.CompareAndSwap(jobQueued, jobTaken) {
+			jobs = append(jobs, j)
+		}
+	}
+	b.queue = append(b.queue[:0], b.queue[n:]...)
+	b.mu.Unlock()
+	if len(jobs) > 0 {
+		b.runBatch(jobs)
+	}
+	b.mu.Lock()
+	more := len(b.queue) > 0
+	b.running = more
+	b.mu.Unlock()
+	if more {
+		go b.lead()
+	}
+}
+
+// runBatch runs jobs in one transaction and tells each its outcome.
+func (b *txBatcher) runBatch(jobs []*txJob) {
+	db := b.db
+	outs := make([]txOutcome, len(jobs))
+	fail := func(err error) {
+		for i := range outs {
+			if outs[i].err == nil && !outs[i].panicked {
+				outs[i] = txOutcome{err: err}
+			}
+		}
+	}
+	defer func() {
+		for i, j := range jobs {
+			j.done <- outs[i]
+		}
+	}()
+	ctx := context.Background()
+	defer db.afterWrite(db.writeMark()) // after the commit or rollback below
+	leave, err := db.enterWrite(ctx)
+	if err != nil {
+		fail(err)
+		return
+	}
+	defer leave()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		fail(fmt.Errorf("store: begin: %w", err))
+		return
+	}
+	defer func() { _ = tx.Rollback() }()
+	defer streamTxs.Delete(tx)
+	defer credTxs.Delete(tx)
+	for i, j := range jobs {
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT batched`); err != nil {
+			fail(fmt.Errorf("store: savepoint: %w", err))
+			return
+		}
+		outs[i] = runJob(j, tx)
+		if outs[i].err != nil || outs[i].panicked {
+			if _, err := tx.ExecContext(ctx, `ROLLBACK TO batched`); err != nil {
+				// The transaction is gone (SQLite ends it on some errors):
+				// so is the work of the jobs before this one.
+				fail(fmt.Errorf("store: the transaction ended: %w", errors.Join(outs[i].err, err)))
+				return
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `RELEASE batched`); err != nil {
+			fail(fmt.Errorf("store: release savepoint: %w", err))
+			return
+		}
+	}
+	streamed, err := db.streamBeforeCommit(ctx, tx)
+	if err != nil {
+		fail(err)
+		return
+	}
+	if err := tx.Commit(); err != nil {
+		fail(fmt.Errorf("store: commit: %w", err))
+		return
+	}
+	if streamed {
+		db.streamCommitted()
+	}
+}
+
+// runJob runs a job's function, turning a panic into its outcome.
+func runJob(j *txJob, tx *sql.Tx) (out txOutcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = txOutcome{panicked: true, value: r}
+		}
+	}()
+	return txOutcome{err: j.fn(tx)}
+}
