@@ -27,8 +27,12 @@ import (
 // that has ended makes the next statement fail, and the savepoint rolls
 // back.
 
-// maxBatch bounds the transactions run together.
-const maxBatch = 64
+// maxBatch bounds the transactions run together; a batch takes no more
+// after running for batchTime.
+const (
+	maxBatch  = 64
+	batchTime = 2 * time.Millisecond
+)
 
 type txBatcher struct {
 	db      *DB
@@ -103,19 +107,7 @@ func (b *txBatcher) giveUp(j *txJob, err error) txOutcome {
 // lead runs one batch of the queue; if more wait, a new goroutine runs the
 // next batch, so that this caller returns now.
 func (b *txBatcher) lead() {
-	b.mu.Lock()
-	var jobs []*txJob
-	n := 0
-	for ; n < len(b.queue) && len(jobs) < maxBatch; n++ {
-		if j := b.queue[n]; j.state.CompareAndSwap(jobQueued, jobTaken) {
-			jobs = append(jobs, j)
-		}
-	}
-	b.queue = append(b.queue[:0], b.queue[n:]...)
-	b.mu.Unlock()
-	if len(jobs) > 0 {
-		b.runBatch(jobs)
-	}
+	b.runBatch()
 	b.mu.Lock()
 	more := len(b.queue) > 0
 	b.running = more
@@ -125,10 +117,34 @@ func (b *txBatcher) lead() {
 	}
 }
 
-// runBatch runs jobs in one transaction and tells each its outcome.
-func (b *txBatcher) runBatch(jobs []*txJob) {
+// next takes the first job of the queue that its caller has not given up,
+// or nil.
+func (b *txBatcher) next() *txJob {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for len(b.queue) > 0 {
+		j := b.queue[0]
+		b.queue[0] = nil
+		b.queue = b.queue[1:]
+		if j.state.CompareAndSwap(jobQueued, jobTaken) {
+			return j
+		}
+	}
+	return nil
+}
+
+// runBatch runs jobs of the queue in one transaction and tells each its
+// outcome. It takes the next job while the batch is young (batchTime) and
+// not full: a job waits for those before it in its batch to commit, so
+// the batch is kept short.
+func (b *txBatcher) runBatch() {
 	db := b.db
-	outs := make([]txOutcome, len(jobs))
+	first := b.next()
+	if first == nil {
+		return
+	}
+	jobs := []*txJob{first}
+	outs := make([]txOutcome, 1, 8)
 	fail := func(err error) {
 		for i := range outs {
 			if outs[i].err == nil && !outs[i].panicked {
@@ -157,7 +173,9 @@ func (b *txBatcher) runBatch(jobs []*txJob) {
 	defer func() { _ = tx.Rollback() }()
 	defer streamTxs.Delete(tx)
 	defer credTxs.Delete(tx)
-	for i, j := range jobs {
+	start := time.Now()
+	for i := 0; i < len(jobs); i++ {
+		j := jobs[i]
 		if _, err := tx.ExecContext(ctx, `SAVEPOINT batched`); err != nil {
 			fail(fmt.Errorf("store: savepoint: %w", err))
 			return
@@ -174,6 +192,11 @@ func (b *txBatcher) runBatch(jobs []*txJob) {
 		if _, err := tx.ExecContext(ctx, `RELEASE batched`); err != nil {
 			fail(fmt.Errorf("store: release savepoint: %w", err))
 			return
+		}
+		if len(jobs) < maxBatch && time.Since(start) < batchTime {
+			if j := b.next(); j != nil {
+				jobs, outs = append(jobs, j), append(outs, txOutcome{})
+			}
 		}
 	}
 	streamed, err := db.streamBeforeCommit(ctx, tx)
