@@ -127,17 +127,16 @@ func (s *Service) notifyNew(ctx context.Context, l Locked, m *Message, readers [
 	if utf8.RuneCountInString(body) > 140 {
 		body = string([]rune(body)[:139]) + "…"
 	}
+	ns := make([]*notify.Notification, 0, len(readers))
 	for _, u := range readers {
 		if u == m.SenderID {
 			continue
 		}
 		n := notify.New(now, u, notify.KindMessage, title, body, map[string]string{"conversation_id": c.ID, "message_id": m.ID})
 		n.CollapseKey = "conversation:" + c.ID
-		if err := l.Notify(ctx, n); err != nil {
-			return err
-		}
+		ns = append(ns, n)
 	}
-	return nil
+	return l.NotifyAll(ctx, ns)
 }
 
 // Edit changes the body of the caller's own message; edited_at records it.

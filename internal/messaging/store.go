@@ -116,4 +116,6 @@ type Locked interface {
 	Record(ctx context.Context, ev *outbox.Event) error
 	Stream(ctx context.Context, userIDs []string, kind string, data any, at time.Time) error
 	Notify(ctx context.Context, n *notify.Notification) error
+	// NotifyAll is Notify for several people at once.
+	NotifyAll(ctx context.Context, ns []*notify.Notification) error
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/notify"
@@ -49,17 +49,45 @@ type recipient struct {
 }
 
 func loadRecipient(ctx context.Context, q querier, userID string) (*recipient, error) {
-	var r recipient
-	var deleted, updated sql.NullInt64
-	var channels, qs, qe string
-	err := q.QueryRowContext(ctx, `SELECT COALESCE(u.email, ''), u.timezone, u.deleted_at,
-			COALESCE(s.channels, ''), COALESCE(s.quiet_start, ''), COALESCE(s.quiet_end, ''), s.updated_at
-		FROM users u LEFT JOIN notification_settings s ON s.user_id = u.id WHERE u.id = $1`, userID).
-		Scan(&r.email, &r.settings.Timezone, &deleted, &channels, &qs, &qe, &updated)
+	return scanRecipient(q.QueryRowContext(ctx, `SELECT `+recipientColumns+` FROM `+recipientTables+` WHERE u.id = $1`, userID))
+}
+
+// loadRecipients reads the recipients of userIDs (strings) by id; an id
+// with no account is left out.
+func loadRecipients(ctx context.Context, tx *sql.Tx, userIDs []any) (map[string]*recipient, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+recipientColumns+`, u.id FROM `+recipientTables+` WHERE u.id IN (`+placeholders(1, len(userIDs))+`)`, userIDs...)
 	if err != nil {
 		return nil, err
 	}
+	defer rows.Close()
+	out := make(map[string]*recipient, len(userIDs))
+	for rows.Next() {
+		var id string
+		r, err := scanRecipient(rows, &id)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = r
+	}
+	return out, rows.Err()
+}
+
+// recipientColumns are what scanRecipient reads, from recipientTables.
+const (
+	recipientColumns = `COALESCE(u.email, ''), u.timezone, u.deleted_at,
+		COALESCE(s.channels, ''), COALESCE(s.quiet_start, ''), COALESCE(s.quiet_end, ''), s.updated_at`
+	recipientTables = `users u LEFT JOIN notification_settings s ON s.user_id = u.id`
+)
+
+func scanRecipient(row scanner, extra ...any) (*recipient, error) {
+	var r recipient
+	var deleted, updated sql.NullInt64
+	var channels, qs, qe string
+	if err := row.Scan(append([]any{&r.email, &r.settings.Timezone, &deleted, &channels, &qs, &qe, &updated}, extra...)...); err != nil {
+		return nil, err
+	}
 	r.deleted = deleted.Valid
+	var err error
 	if r.settings.Overrides, err = notifications.DecodeOverrides(channels); err != nil {
 		return nil, err
 	}
@@ -88,16 +116,42 @@ func loadRecipient(ctx context.Context, q querier, userID string) (*recipient, e
 // A mute (registerMuteCheck) turns push and email off for n. Nothing is
 // written for an account that is gone, or when every channel is off.
 func addNotification(ctx context.Context, tx *sql.Tx, n *notify.Notification) error {
-	r, err := loadRecipient(ctx, tx, n.UserID)
-	if errors.Is(err, sql.ErrNoRows) {
+	return addNotifications(ctx, tx, []*notify.Notification{n})
+}
+
+// addNotifications is addNotification for several notifications at once
+// (the other members of a group told of a message): their recipients and
+// which of them have push devices are read in one query each, not one per
+// notification.
+func addNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification) error {
+	if len(ns) == 0 {
 		return nil
 	}
+	ids := make([]any, len(ns))
+	for i, n := range ns {
+		ids[i] = n.UserID
+	}
+	rs, err := loadRecipients(ctx, tx, ids)
 	if err != nil {
 		return fmt.Errorf("store: notification settings: %w", err)
 	}
-	if r.deleted {
-		return nil
+	devices, err := queryStrings(ctx, tx, `SELECT DISTINCT user_id FROM push_devices WHERE user_id IN (`+placeholders(1, len(ids))+`)`, ids...)
+	if err != nil {
+		return fmt.Errorf("store: push devices: %w", err)
 	}
+	for _, n := range ns {
+		if r := rs[n.UserID]; r != nil && !r.deleted {
+			if err := addTo(ctx, tx, n, r, slices.Contains(devices, n.UserID)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// addTo records n for its recipient r (see addNotification); devices says
+// whether r has push devices.
+func addTo(ctx context.Context, tx *sql.Tx, n *notify.Notification, r *recipient, devices bool) error {
 	choice := r.settings.Choice(n.Kind)
 	if choice.Push || choice.Email {
 		for _, muted := range muteChecks {
@@ -118,7 +172,7 @@ func addNotification(ctx context.Context, tx *sql.Tx, n *notify.Notification) er
 	if err != nil {
 		return err
 	}
-	if choice.Push {
+	if choice.Push && devices {
 		runAt := n.UpdatedAt
 		if until, quiet := r.settings.QuietHours.Until(n.UpdatedAt, notifications.Location(r.settings.Timezone)); quiet {
 			runAt = until

@@ -161,16 +161,9 @@ func (s *Notifications) AckDelivered(ctx context.Context, userID, id string, now
 	return out, first, nil
 }
 
-// AddNotifications writes ns in one transaction through addNotification,
+// AddNotifications writes ns in one transaction through addNotifications,
 // the way a domain's change does (a group message notifies every member):
 // for tools and benchmarks that drive the seam without a domain.
 func (s *Notifications) AddNotifications(ctx context.Context, ns []*notify.Notification) error {
-	return s.db.Tx(ctx, func(tx *sql.Tx) error {
-		for _, n := range ns {
-			if err := addNotification(ctx, tx, n); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return s.db.Tx(ctx, func(tx *sql.Tx) error { return addNotifications(ctx, tx, ns) })
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/clock"
+	"github.com/matchpoint-api/matchpoint/internal/notifications"
+	"github.com/matchpoint-api/matchpoint/internal/notifications/push"
 	"github.com/matchpoint-api/matchpoint/internal/notify"
 	"github.com/matchpoint-api/matchpoint/internal/store"
 	"github.com/matchpoint-api/matchpoint/internal/testdb"
@@ -80,6 +82,53 @@ func TestBlocks(t *testing.T) {
 			var visible bool
 			if err := db.QueryRowContext(ctx, `SELECT `+store.NotBlocked("$1", "$2"), tc.x, tc.y).Scan(&visible); err != nil || visible == tc.want {
 				t.Errorf("notBlocked(%s, %s) = %v, %v", tc.x, tc.y, visible, err)
+			}
+		}
+	})
+}
+
+// TestNotificationsForMany: notifications written together (a group
+// message) each follow their recipient: a push job for the one with a
+// device, none for the others, nothing for an erased or unknown account.
+func TestNotificationsForMany(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		withDevice, without, gone := register(t, db, clk, "dora"), register(t, db, clk, "walt"), register(t, db, clk, "gina")
+		st := store.NewNotifications(db)
+		if _, err := st.RegisterDevice(ctx, &notifications.Device{ID: "dev_1", UserID: withDevice.ID, Platform: push.FCM, Token: "fcm-token",
+			Name: "phone", CreatedAt: clk.Now()}, 10); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, `UPDATE users SET deleted_at = 1 WHERE id = $1`, gone.ID); err != nil {
+			t.Fatal(err)
+		}
+		var ns []*notify.Notification
+		for _, id := range []string{withDevice.ID, without.ID, gone.ID, "usr_nobody"} {
+			n := notify.New(clk.Now(), id, notify.KindMessage, "Ann in Club", "hi", map[string]string{"conversation_id": "cnv_1"})
+			n.CollapseKey = "conversation:cnv_1"
+			ns = append(ns, n)
+		}
+		if err := st.AddNotifications(ctx, ns); err != nil {
+			t.Fatal(err)
+		}
+		count := func(q string, args ...any) int {
+			t.Helper()
+			var n int
+			if err := db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		for _, c := range []struct {
+			user        string
+			notes, push int
+		}{{withDevice.ID, 1, 1}, {without.ID, 1, 0}, {gone.ID, 0, 0}, {"usr_nobody", 0, 0}} {
+			if got := count(`SELECT COUNT(*) FROM notifications WHERE user_id = $1`, c.user); got != c.notes {
+				t.Errorf("%s: %d notifications, want %d", c.user, got, c.notes)
+			}
+			if got := count(`SELECT COUNT(*) FROM notification_jobs WHERE user_id = $1 AND channel = 'push'`, c.user); got != c.push {
+				t.Errorf("%s: %d push jobs, want %d", c.user, got, c.push)
 			}
 		}
 	})
