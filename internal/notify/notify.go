@@ -53,6 +53,9 @@ type Notification struct {
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	ReadAt      *time.Time
+	// DeliveredAt is when an app acknowledged the record n was written to
+	// (one that absorbed n keeps its own), as the store read it back.
+	DeliveredAt *time.Time
 }
 
 // New builds a notification for userID.

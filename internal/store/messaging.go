@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -395,20 +396,44 @@ func init() {
 		return nil
 	})
 	keepColumn("conversations", "creator_id", "names the anonymised account row only; a group outlives its creator")
-	registerMuteCheck(conversationMuted)
+	registerMuteChecks(conversationsMuted)
 }
 
-// conversationMuted keeps a new-message notification out of push and
-// email while its recipient mutes the conversation.
-func conversationMuted(ctx context.Context, tx *sql.Tx, n *notify.Notification) (bool, error) {
-	convID := n.Data["conversation_id"]
-	if n.Kind != notify.KindMessage || convID == "" {
-		return false, nil
+// conversationsMuted keeps new-message notifications out of push and
+// email while their recipients mute the conversation: one query per
+// conversation (and time) among ns, for all of its recipients.
+func conversationsMuted(ctx context.Context, tx *sql.Tx, ns []*notify.Notification) ([]bool, error) {
+	muted := make([]bool, len(ns))
+	type group struct {
+		conv string
+		at   int64
 	}
-	var muted bool
-	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM conversation_members WHERE conversation_id = $1 AND user_id = $2
-		AND muted_until > $3)`, convID, n.UserID, micros(n.UpdatedAt)).Scan(&muted)
-	return muted, err
+	groups := map[group][]int{}
+	var order []group
+	for i, n := range ns {
+		if convID := n.Data["conversation_id"]; n.Kind == notify.KindMessage && convID != "" {
+			g := group{convID, micros(n.UpdatedAt)}
+			if groups[g] == nil {
+				order = append(order, g)
+			}
+			groups[g] = append(groups[g], i)
+		}
+	}
+	for _, g := range order {
+		args := []any{g.conv, g.at}
+		for _, i := range groups[g] {
+			args = append(args, ns[i].UserID)
+		}
+		who, err := queryStrings(ctx, tx, `SELECT user_id FROM conversation_members WHERE conversation_id = $1 AND muted_until > $2
+			AND user_id IN (`+placeholders(3, len(args)-2)+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range groups[g] {
+			muted[i] = slices.Contains(who, ns[i].UserID)
+		}
+	}
+	return muted, nil
 }
 
 // promoteIfNoAdmin makes the longest-standing member of a conversation left

@@ -21,15 +21,31 @@ func init() {
 // Hooks of addNotification for domains built beside this one, registered
 // from an init function of their store file, as erasers are.
 var (
-	muteChecks []func(ctx context.Context, tx *sql.Tx, n *notify.Notification) (bool, error)
+	muteChecks []func(ctx context.Context, tx *sql.Tx, ns []*notify.Notification) ([]bool, error)
 	publishers []func(ctx context.Context, tx *sql.Tx, n *notify.Notification) error
 )
 
 // registerMuteCheck adds a check that silences a notification: when one
 // says muted, the notification is still kept in the centre but neither
-// pushed nor mailed (a muted conversation: the messaging store checks its
-// members' mutes here).
+// pushed nor mailed.
 func registerMuteCheck(fn func(ctx context.Context, tx *sql.Tx, n *notify.Notification) (bool, error)) {
+	registerMuteChecks(func(ctx context.Context, tx *sql.Tx, ns []*notify.Notification) ([]bool, error) {
+		muted := make([]bool, len(ns))
+		for i, n := range ns {
+			m, err := fn(ctx, tx, n)
+			if err != nil {
+				return nil, err
+			}
+			muted[i] = m
+		}
+		return muted, nil
+	})
+}
+
+// registerMuteChecks is registerMuteCheck for a check that answers for
+// several notifications at once (a muted conversation: the messaging store
+// reads its members' mutes in one query), saying which are muted.
+func registerMuteChecks(fn func(ctx context.Context, tx *sql.Tx, ns []*notify.Notification) ([]bool, error)) {
 	muteChecks = append(muteChecks, fn)
 }
 
@@ -139,32 +155,47 @@ func addNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification
 	if err != nil {
 		return fmt.Errorf("store: push devices: %w", err)
 	}
+	// Each live recipient's channels; a mute turns push and email off.
+	var live []*notify.Notification
+	var choices []notifications.Choice
+	var loud []int // those with push or email on, for the mute checks
 	for _, n := range ns {
 		if r := rs[n.UserID]; r != nil && !r.deleted {
-			if err := addTo(ctx, tx, n, r, slices.Contains(devices, n.UserID)); err != nil {
-				return err
+			c := r.settings.Choice(n.Kind)
+			if c.Push || c.Email {
+				loud = append(loud, len(live))
 			}
+			live, choices = append(live, n), append(choices, c)
+		}
+	}
+	if len(loud) > 0 {
+		asked := make([]*notify.Notification, len(loud))
+		for i, k := range loud {
+			asked[i] = live[k]
+		}
+		for _, check := range muteChecks {
+			muted, err := check(ctx, tx, asked)
+			if err != nil {
+				return fmt.Errorf("store: notification mute: %w", err)
+			}
+			for i, k := range loud {
+				if muted[i] {
+					choices[k].Push, choices[k].Email = false, false
+				}
+			}
+		}
+	}
+	for i, n := range live {
+		if err := addTo(ctx, tx, n, rs[n.UserID], choices[i], slices.Contains(devices, n.UserID)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// addTo records n for its recipient r (see addNotification); devices says
-// whether r has push devices.
-func addTo(ctx context.Context, tx *sql.Tx, n *notify.Notification, r *recipient, devices bool) error {
-	choice := r.settings.Choice(n.Kind)
-	if choice.Push || choice.Email {
-		for _, muted := range muteChecks {
-			m, err := muted(ctx, tx, n)
-			if err != nil {
-				return fmt.Errorf("store: notification mute: %w", err)
-			}
-			if m {
-				choice.Push, choice.Email = false, false
-				break
-			}
-		}
-	}
+// addTo records n for its recipient r on the channels of choice (see
+// addNotification); devices says whether r has push devices.
+func addTo(ctx context.Context, tx *sql.Tx, n *notify.Notification, r *recipient, choice notifications.Choice, devices bool) error {
 	if !choice.InApp && !choice.Push && !choice.Email {
 		return nil
 	}
@@ -222,19 +253,20 @@ func writeNotification(ctx context.Context, tx *sql.Tx, n *notify.Notification, 
 	var id string
 	var count int
 	var createdAt int64
+	var delivered sql.NullInt64
 	err = tx.QueryRowContext(ctx, `INSERT INTO notifications (id, user_id, kind, title, body, data, collapse_key, count, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (user_id, collapse_key) WHERE read_at IS NULL AND collapse_key <> ''
 		DO UPDATE SET title = excluded.title, body = excluded.body, data = excluded.data,
 			count = notifications.count + 1, updated_at = excluded.updated_at
-		RETURNING id, count, created_at`,
+		RETURNING id, count, created_at, delivered_at`,
 		n.ID, n.UserID, n.Kind, n.Title, n.Body, string(data), n.CollapseKey, n.Count, micros(n.CreatedAt), micros(n.UpdatedAt)).
-		Scan(&id, &count, &createdAt)
+		Scan(&id, &count, &createdAt, &delivered)
 	if err != nil {
 		return false, fmt.Errorf("store: add notification: %w", err)
 	}
 	created = id == n.ID
-	n.ID, n.Count, n.CreatedAt = id, count, fromMicros(createdAt)
+	n.ID, n.Count, n.CreatedAt, n.DeliveredAt = id, count, fromMicros(createdAt), fromNullMicros(delivered)
 	return created, nil
 }
 

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/matchpoint-api/matchpoint/internal/notify"
 	"github.com/matchpoint-api/matchpoint/internal/stream"
@@ -15,12 +14,8 @@ func init() {
 	// transaction, in the shape the API shows it.
 	registerNotificationPublisher(func(ctx context.Context, tx *sql.Tx, n *notify.Notification) error {
 		// A notification that absorbed another keeps the delivery time an
-		// app acknowledged earlier.
-		var delivered sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT delivered_at FROM notifications WHERE id = $1`, n.ID).Scan(&delivered); err != nil {
-			return fmt.Errorf("store: notification for the stream: %w", err)
-		}
+		// app acknowledged earlier (writeNotification read it back).
 		return appendStream(ctx, tx, []string{n.UserID}, stream.KindNotification,
-			stream.NotificationOf(n, fromNullMicros(delivered)), n.UpdatedAt)
+			stream.NotificationOf(n, n.DeliveredAt), n.UpdatedAt)
 	})
 }
