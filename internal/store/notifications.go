@@ -136,9 +136,9 @@ func addNotification(ctx context.Context, tx *sql.Tx, n *notify.Notification) er
 }
 
 // addNotifications is addNotification for several notifications at once
-// (the other members of a group told of a message): their recipients and
-// which of them have push devices are read in one query each, not one per
-// notification.
+// (the other members of a group told of a message): their recipients,
+// their mutes and which of them have push devices are read in one query
+// each, not one per notification.
 func addNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification) error {
 	if len(ns) == 0 {
 		return nil
@@ -150,10 +150,6 @@ func addNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification
 	rs, err := loadRecipients(ctx, tx, ids)
 	if err != nil {
 		return fmt.Errorf("store: notification settings: %w", err)
-	}
-	devices, err := queryStrings(ctx, tx, `SELECT DISTINCT user_id FROM push_devices WHERE user_id IN (`+placeholders(1, len(ids))+`)`, ids...)
-	if err != nil {
-		return fmt.Errorf("store: push devices: %w", err)
 	}
 	// Each live recipient's channels; a mute turns push and email off.
 	var live []*notify.Notification
@@ -183,6 +179,19 @@ func addNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification
 					choices[k].Push, choices[k].Email = false, false
 				}
 			}
+		}
+	}
+	// Which of those to push to have devices.
+	var pushed []any
+	for i, n := range live {
+		if choices[i].Push {
+			pushed = append(pushed, n.UserID)
+		}
+	}
+	var devices []string
+	if len(pushed) > 0 {
+		if devices, err = queryStrings(ctx, tx, `SELECT DISTINCT user_id FROM push_devices WHERE user_id IN (`+placeholders(1, len(pushed))+`)`, pushed...); err != nil {
+			return fmt.Errorf("store: push devices: %w", err)
 		}
 	}
 	for i, n := range live {
