@@ -119,11 +119,19 @@ func redact(raw string) string {
 // Tx runs fn in a transaction and commits if fn returns nil. The deferred
 // rollback also ends the transaction when fn panics, so a bug in one request
 // cannot leave a connection holding locks (SQLite's single write lock, above
-// all); after Commit it does nothing.
+// all); after Commit it does nothing. On SQLite fn runs in the next batch
+// of this process's writes (txbatch.go).
 func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if db.batch != nil {
 		return db.batch.run(ctx, fn)
 	}
+	return db.inTx(ctx, fn)
+}
+
+// inTx runs body in one database transaction, in this process's turn to
+// write (writegate.go), and commits if body returns nil: Tx's transaction,
+// or a batch of them.
+func (db *DB) inTx(ctx context.Context, body func(tx *sql.Tx) error) error {
 	defer db.afterWrite(db.writeMark()) // after the commit or rollback below
 	leave, err := db.enterWrite(ctx)
 	if err != nil {
@@ -137,7 +145,7 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	defer func() { _ = tx.Rollback() }()
 	defer streamTxs.Delete(tx)
 	defer credTxs.Delete(tx)
-	if err := fn(tx); err != nil {
+	if err := body(tx); err != nil {
 		return err
 	}
 	streamed, err := db.streamBeforeCommit(ctx, tx)

@@ -145,71 +145,43 @@ func (b *txBatcher) runBatch() {
 	}
 	jobs := []*txJob{first}
 	outs := make([]txOutcome, 1, 8)
-	fail := func(err error) {
-		for i := range outs {
-			if outs[i].err == nil && !outs[i].panicked {
-				outs[i] = txOutcome{err: err}
-			}
-		}
-	}
 	defer func() {
 		for i, j := range jobs {
 			j.done <- outs[i]
 		}
 	}()
 	ctx := context.Background()
-	defer db.afterWrite(db.writeMark()) // after the commit or rollback below
-	leave, err := db.enterWrite(ctx)
-	if err != nil {
-		fail(err)
-		return
-	}
-	defer leave()
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		fail(fmt.Errorf("store: begin: %w", err))
-		return
-	}
-	defer func() { _ = tx.Rollback() }()
-	defer streamTxs.Delete(tx)
-	defer credTxs.Delete(tx)
-	start := time.Now()
-	for i := 0; i < len(jobs); i++ {
-		j := jobs[i]
-		if _, err := tx.ExecContext(ctx, `SAVEPOINT batched`); err != nil {
-			fail(fmt.Errorf("store: savepoint: %w", err))
-			return
-		}
-		outs[i] = runJob(j, tx)
-		if outs[i].err != nil || outs[i].panicked {
-			if _, err := tx.ExecContext(ctx, `ROLLBACK TO batched`); err != nil {
-				// The transaction is gone (SQLite ends it on some errors):
-				// so is the work of the jobs before this one.
-				fail(fmt.Errorf("store: the transaction ended: %w", errors.Join(outs[i].err, err)))
-				return
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		start := time.Now()
+		for i := 0; i < len(jobs); i++ {
+			if _, err := tx.ExecContext(ctx, `SAVEPOINT batched`); err != nil {
+				return fmt.Errorf("store: savepoint: %w", err)
+			}
+			outs[i] = runJob(jobs[i], tx)
+			if outs[i].err != nil || outs[i].panicked {
+				if _, err := tx.ExecContext(ctx, `ROLLBACK TO batched`); err != nil {
+					// The transaction is gone (SQLite ends it on some
+					// errors): so is the work of the jobs before this one.
+					return fmt.Errorf("store: the transaction ended: %w", errors.Join(outs[i].err, err))
+				}
+			}
+			if _, err := tx.ExecContext(ctx, `RELEASE batched`); err != nil {
+				return fmt.Errorf("store: release savepoint: %w", err)
+			}
+			if len(jobs) < maxBatch && time.Since(start) < batchTime {
+				if j := b.next(); j != nil {
+					jobs, outs = append(jobs, j), append(outs, txOutcome{})
+				}
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `RELEASE batched`); err != nil {
-			fail(fmt.Errorf("store: release savepoint: %w", err))
-			return
-		}
-		if len(jobs) < maxBatch && time.Since(start) < batchTime {
-			if j := b.next(); j != nil {
-				jobs, outs = append(jobs, j), append(outs, txOutcome{})
+		return nil
+	})
+	if err != nil { // nothing committed: every job that did not fail on its own gets err
+		for i := range outs {
+			if outs[i].err == nil && !outs[i].panicked {
+				outs[i] = txOutcome{err: err}
 			}
 		}
-	}
-	streamed, err := db.streamBeforeCommit(ctx, tx)
-	if err != nil {
-		fail(err)
-		return
-	}
-	if err := tx.Commit(); err != nil {
-		fail(fmt.Errorf("store: commit: %w", err))
-		return
-	}
-	if streamed {
-		db.streamCommitted()
 	}
 }
 
