@@ -6,7 +6,6 @@ import (
 	"flag"
 	"io"
 	"runtime"
-	"strconv"
 	"time"
 )
 
@@ -28,9 +27,11 @@ var Commands []Command
 func register(c Command) { Commands = append(Commands, c) }
 
 // commonFlags registers the flags every service bench shares.
-func commonFlags(fs *flag.FlagSet, o *Options) {
+func commonFlags(fs *flag.FlagSet, o *Options) { engineFlags(fs, o, 8, "concurrent clients") }
+
+func engineFlags(fs *flag.FlagSet, o *Options, clients int, usage string) {
 	fs.StringVar(&o.DatabaseURL, "postgres", "", "postgres://... server to measure on (default: SQLite)")
-	fs.IntVar(&o.Concurrency, "concurrency", 8, "concurrent clients")
+	fs.IntVar(&o.Concurrency, "concurrency", clients, usage)
 }
 
 // latencyFlags are commonFlags for a command whose target is a latency:
@@ -40,10 +41,7 @@ func commonFlags(fs *flag.FlagSet, o *Options) {
 // queue (about clients/cores times the service time), not the service.
 // --concurrency 8 shows that saturated case.
 func latencyFlags(fs *flag.FlagSet, o *Options) {
-	commonFlags(fs, o)
-	fs.Lookup("concurrency").DefValue = strconv.Itoa(runtime.NumCPU())
-	o.Concurrency = runtime.NumCPU()
-	fs.Lookup("concurrency").Usage = "concurrent clients (default: one per core, so that latency is not queueing; more measure saturation)"
+	engineFlags(fs, o, runtime.NumCPU(), "concurrent clients (one per core by default, so that latency is not queueing; more measure saturation)")
 }
 
 func positive(vals ...int) error {
