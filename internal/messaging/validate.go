@@ -51,14 +51,20 @@ func checkUserIDs(param string, list []string) error {
 	return nil
 }
 
+// Words splits text into the words full-text search indexes and looks
+// for: runs of letters and digits, as SQLite's unicode61 tokenizer splits
+// it.
+func Words(text string) []string {
+	return strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+}
+
 // Terms splits a search text into the words full-text search looks for.
 func Terms(q string) ([]string, error) {
 	if !utf8.ValidString(q) || utf8.RuneCountInString(q) > MaxQuery {
 		return nil, apperr.InvalidParam("q", "invalid_query", "q must be at most %d characters of text", MaxQuery)
 	}
-	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
 	var out []string
-	for _, w := range words {
+	for _, w := range Words(strings.ToLower(q)) {
 		if !slices.Contains(out, w) {
 			out = append(out, w)
 		}

@@ -127,7 +127,7 @@ func newTermMatcher(terms []string) *termMatcher {
 func (m *termMatcher) count(text string) ([]int, int) {
 	freq := make([]int, len(m.stems))
 	n := 0
-	for _, w := range textWords(text) {
+	for _, w := range messaging.Words(text) {
 		n++
 		r, _ := utf8.DecodeRuneInString(w)
 		r = unicode.ToLower(r)

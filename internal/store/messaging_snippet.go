@@ -3,10 +3,9 @@ package store
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
+	"github.com/matchpoint-api/matchpoint/internal/geo/names"
 )
 
 // snippetWords is how many words a snippet shows, as SQLite's snippet()
@@ -14,14 +13,12 @@ import (
 const snippetWords = 24
 
 // foldWord is a word as the tokenizer compares it: lower case, without
-// diacritics, stemmed.
+// diacritics (names.Fold, for a word that has any), stemmed.
 func foldWord(w string) string {
 	w = strings.ToLower(w)
 	for _, r := range w {
-		if r >= 0x80 {
-			if f, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), w); err == nil {
-				w = f
-			}
+		if r >= utf8.RuneSelf {
+			w = names.Fold(w)
 			break
 		}
 	}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
-	"unicode"
 
+	"github.com/matchpoint-api/matchpoint/internal/messaging"
 	"modernc.org/sqlite"
 )
 
@@ -35,18 +35,12 @@ func convKey(conversationID string) string {
 	return fmt.Sprintf("%0*d", convKeyDigits, h.Sum64()%1_000_000_000_000_000)
 }
 
-// textWords splits text into the words a search finds: runs of letters and
-// digits, as the tokenizer (unicode61) splits it.
-func textWords(text string) []string {
-	return strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
-}
-
 // messageTerms is what the index holds of a message: its words, each
 // behind its conversation's key. The tokenizer lowers case, removes
 // diacritics and stems each term.
 func messageTerms(conversationID, body string) string {
 	key := convKey(conversationID)
-	words := textWords(body)
+	words := messaging.Words(body)
 	var b strings.Builder
 	b.Grow(len(body) + len(words)*(convKeyDigits+1))
 	for i, w := range words {
