@@ -87,7 +87,7 @@ func (s *Messaging) CreateConversation(ctx context.Context, c *messaging.Convers
 			if err != nil {
 				return fmt.Errorf("store: find direct conversation: %w", err)
 			}
-			l := &lockedConversation{tx: tx, c: existing, d: s.db.Dialect}
+			l := &lockedConversation{tx: tx, c: existing}
 			// The pair's conversation comes back to whichever of them had
 			// been taken out of it (an erased account never comes back:
 			// it cannot be named).
@@ -103,7 +103,7 @@ func (s *Messaging) CreateConversation(ctx context.Context, c *messaging.Convers
 			}
 			return fn(l, false)
 		}
-		l := &lockedConversation{tx: tx, c: c, d: s.db.Dialect}
+		l := &lockedConversation{tx: tx, c: c}
 		for _, m := range members {
 			if err := l.PutMember(ctx, m); err != nil {
 				return err
@@ -132,7 +132,7 @@ func (s *Messaging) lock(ctx context.Context, tx *sql.Tx, id, userID string) (*l
 	if err != nil {
 		return nil, fmt.Errorf("store: lock conversation: %w", err)
 	}
-	l := &lockedConversation{tx: tx, c: c, d: s.db.Dialect}
+	l := &lockedConversation{tx: tx, c: c}
 	if m, err := l.Member(ctx, userID); err != nil {
 		return nil, err
 	} else if m == nil {
@@ -179,7 +179,6 @@ func (s *Messaging) WithMessage(ctx context.Context, messageID, userID string, f
 type lockedConversation struct {
 	tx *sql.Tx
 	c  *messaging.Conversation
-	d  Dialect // "" where unknown: Stream then writes row by row
 }
 
 func (l *lockedConversation) Conversation() *messaging.Conversation { return l.c }
@@ -341,7 +340,7 @@ func (l *lockedConversation) Record(ctx context.Context, ev *outbox.Event) error
 }
 
 func (l *lockedConversation) Stream(ctx context.Context, userIDs []string, kind string, data any, at time.Time) error {
-	return appendStreamAll(ctx, l.tx, l.d, userIDs, kind, data, at)
+	return appendStream(ctx, l.tx, userIDs, kind, data, at)
 }
 
 func (l *lockedConversation) Notify(ctx context.Context, n *notify.Notification) error {

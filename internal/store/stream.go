@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,40 +40,17 @@ func appendStream(ctx context.Context, tx *sql.Tx, userIDs []string, kind string
 		return fmt.Errorf("store: encode %s stream event: %w", kind, err)
 	}
 	t := tagsOf(kind, body)
-	for _, id := range userIDs {
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO stream_events (user_id, kind, data, created_at, conversation_id, message_id, actor_id) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			id, kind, string(body), micros(at), nullString(t.conversationID), nullString(t.messageID), nullString(t.actorID)); err != nil {
-			return fmt.Errorf("store: append %s stream event: %w", kind, err)
-		}
+	// One statement for every recipient (a message to a group of 100 is
+	// 100 rows; on PostgreSQL each statement is a round trip).
+	rows := make([]string, len(userIDs))
+	args := make([]any, 0, 6+len(userIDs))
+	args = append(args, kind, string(body), micros(at), nullString(t.conversationID), nullString(t.messageID), nullString(t.actorID))
+	for i, id := range userIDs {
+		rows[i] = fmt.Sprintf("($%d, $1, $2, $3, $4, $5, $6)", 7+i)
+		args = append(args, id)
 	}
-	streamTxs.Store(tx, struct{}{})
-	return nil
-}
-
-// appendStreamAll is appendStream in one statement whatever the number of
-// recipients (a message to a group of 100 is 100 rows; on PostgreSQL each
-// statement is a round trip): the ids go as one JSON array, in order.
-func appendStreamAll(ctx context.Context, tx *sql.Tx, d Dialect, userIDs []string, kind string, data any, at time.Time) error {
-	var ids string
-	switch {
-	case len(userIDs) < 2:
-		return appendStream(ctx, tx, userIDs, kind, data, at)
-	case d == SQLite:
-		ids = `(SELECT value, key AS n FROM json_each($1)) r`
-	case d == Postgres:
-		ids = `jsonb_array_elements_text($1::jsonb) WITH ORDINALITY AS r (value, n)`
-	default: // a caller that does not know its engine
-		return appendStream(ctx, tx, userIDs, kind, data, at)
-	}
-	body, err := json.Marshal(data)
-	if err != nil {
-		return fmt.Errorf("store: encode %s stream event: %w", kind, err)
-	}
-	t := tagsOf(kind, body)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO stream_events (user_id, kind, data, created_at, conversation_id, message_id, actor_id)
-		SELECT r.value, $2, $3, $4, $5, $6, $7 FROM `+ids+` ORDER BY n`,
-		jsonList(userIDs), kind, string(body), micros(at), nullString(t.conversationID), nullString(t.messageID), nullString(t.actorID)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO stream_events (user_id, kind, data, created_at, conversation_id, message_id, actor_id) VALUES `+
+		strings.Join(rows, ", "), args...); err != nil {
 		return fmt.Errorf("store: append %s stream event: %w", kind, err)
 	}
 	streamTxs.Store(tx, struct{}{})
