@@ -81,9 +81,6 @@ func (s *Service) Send(ctx context.Context, convID, senderID, body, replyTo stri
 		if err := l.Record(ctx, &ev); err != nil {
 			return err
 		}
-		// Last, just before the commit: a stream row's number is taken when
-		// it is written, and the stream waits only so long for a number
-		// whose transaction has yet to commit.
 		return l.Stream(ctx, readers, StreamSent, map[string]any{"message": ViewOf(m)}, now)
 	})
 	return m, err

@@ -13,6 +13,9 @@ var (
 // AppendStream lets tests write stream events as a domain's change would.
 var AppendStream = appendStream
 
+// FlushStream writes a transaction's stream events at once, as its end does.
+var FlushStream = flushStream
+
 // CredCache reports the state of db's cache of API keys: whether it is in
 // use, how many keys it holds and how many lookups it answered.
 func CredCache(db *DB) (live bool, entries int, hits uint64) {

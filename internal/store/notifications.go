@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
 	"github.com/matchpoint-api/matchpoint/internal/notify"
@@ -22,7 +24,7 @@ func init() {
 // from an init function of their store file, as erasers are.
 var (
 	muteChecks []func(ctx context.Context, tx *sql.Tx, ns []*notify.Notification) ([]bool, error)
-	publishers []func(ctx context.Context, tx *sql.Tx, n *notify.Notification) error
+	publishers []func(ctx context.Context, tx *sql.Tx, ns []*notify.Notification) error
 )
 
 // registerMuteCheck adds a check that silences a notification: when one
@@ -49,11 +51,12 @@ func registerMuteChecks(fn func(ctx context.Context, tx *sql.Tx, ns []*notify.No
 	muteChecks = append(muteChecks, fn)
 }
 
-// registerNotificationPublisher adds a function called with every
-// notification that enters or changes in the centre, inside the
-// transaction that writes it: the real-time stream appends its event there,
-// so that the event commits (and is replayed) with the notification.
-func registerNotificationPublisher(fn func(ctx context.Context, tx *sql.Tx, n *notify.Notification) error) {
+// registerNotificationPublisher adds a function called with the
+// notifications that enter or change in the centre, all those one change
+// writes at once, inside the transaction that writes them: the real-time
+// stream appends its events there, so that they commit (and are replayed)
+// with the notifications.
+func registerNotificationPublisher(fn func(ctx context.Context, tx *sql.Tx, ns []*notify.Notification) error) {
 	publishers = append(publishers, fn)
 }
 
@@ -194,24 +197,49 @@ func addNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification
 			return fmt.Errorf("store: push devices: %w", err)
 		}
 	}
+	// The records first, all in-app ones in one statement per chunk; then
+	// each one's push and email jobs; then what the stream says of them.
+	var inApp []*notify.Notification
+	var inAppAt []int
+	created := make([]bool, len(live))
 	for i, n := range live {
-		if err := addTo(ctx, tx, n, rs[n.UserID], choices[i], slices.Contains(devices, n.UserID)); err != nil {
+		c := choices[i]
+		switch {
+		case c.InApp:
+			inApp, inAppAt = append(inApp, n), append(inAppAt, i)
+		case c.Push || c.Email:
+			if err := insertQuietNotification(ctx, tx, n); err != nil {
+				return err
+			}
+			created[i] = true
+		}
+	}
+	made, err := upsertNotifications(ctx, tx, inApp)
+	if err != nil {
+		return err
+	}
+	for j, i := range inAppAt {
+		created[i] = made[j]
+	}
+	for i, n := range live {
+		if err := queueJobs(ctx, tx, n, rs[n.UserID], choices[i], created[i], slices.Contains(devices, n.UserID)); err != nil {
 			return err
+		}
+	}
+	if len(inApp) > 0 {
+		for _, publish := range publishers {
+			if err := publish(ctx, tx, inApp); err != nil {
+				return fmt.Errorf("store: publish notification: %w", err)
+			}
 		}
 	}
 	return nil
 }
 
-// addTo records n for its recipient r on the channels of choice (see
-// addNotification); devices says whether r has push devices.
-func addTo(ctx context.Context, tx *sql.Tx, n *notify.Notification, r *recipient, choice notifications.Choice, devices bool) error {
-	if !choice.InApp && !choice.Push && !choice.Email {
-		return nil
-	}
-	created, err := writeNotification(ctx, tx, n, choice.InApp)
-	if err != nil {
-		return err
-	}
+// queueJobs queues the push and email work of n, just written for its
+// recipient r (see addNotification); created says it is a new record and
+// devices whether r has push devices.
+func queueJobs(ctx context.Context, tx *sql.Tx, n *notify.Notification, r *recipient, choice notifications.Choice, created, devices bool) error {
 	if choice.Push && devices {
 		runAt := n.UpdatedAt
 		if until, quiet := r.settings.QuietHours.Until(n.UpdatedAt, notifications.Location(r.settings.Timezone)); quiet {
@@ -230,53 +258,121 @@ func addTo(ctx context.Context, tx *sql.Tx, n *notify.Notification, r *recipient
 			return fmt.Errorf("store: queue email: %w", err)
 		}
 	}
-	if choice.InApp {
-		for _, publish := range publishers {
-			if err := publish(ctx, tx, n); err != nil {
-				return fmt.Errorf("store: publish notification: %w", err)
-			}
-		}
+	return nil
+}
+
+// insertQuietNotification records n with in-app off: kept read, so it
+// never absorbs another and never counts as unread.
+func insertQuietNotification(ctx context.Context, tx *sql.Tx, n *notify.Notification) error {
+	data, err := json.Marshal(n.Data)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO notifications (id, user_id, kind, title, body, data, collapse_key, count, created_at, updated_at, read_at, in_app)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)`,
+		n.ID, n.UserID, n.Kind, n.Title, n.Body, string(data), n.CollapseKey, n.Count, micros(n.CreatedAt), micros(n.UpdatedAt), false)
+	if err != nil {
+		return fmt.Errorf("store: add notification: %w", err)
 	}
 	return nil
 }
 
-// writeNotification inserts n or folds it into the unread one with its
-// collapse key; created says which.
-func writeNotification(ctx context.Context, tx *sql.Tx, n *notify.Notification, inApp bool) (created bool, err error) {
-	data, err := json.Marshal(n.Data)
-	if err != nil {
-		return false, err
-	}
-	if !inApp {
-		// Kept read, so it never absorbs another and never counts as unread.
-		_, err = tx.ExecContext(ctx, `INSERT INTO notifications (id, user_id, kind, title, body, data, collapse_key, count, created_at, updated_at, read_at, in_app)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)`,
-			n.ID, n.UserID, n.Kind, n.Title, n.Body, string(data), n.CollapseKey, n.Count, micros(n.CreatedAt), micros(n.UpdatedAt), false)
-		if err != nil {
-			return false, fmt.Errorf("store: add notification: %w", err)
+// upsertNotifications inserts the in-app notifications ns or folds each
+// into the unread one with its collapse key, and says which are new. Each
+// one that folded takes that record's id, count, creation and delivery
+// times.
+//
+// One statement per chunk (a message to a group of 100 writes 99), so
+// that two changes at once cannot both add a record with the same key:
+// the second folds into the first. A chunk never holds two with the same
+// recipient and key, since PostgreSQL refuses to update a row twice in one
+// statement.
+func upsertNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification) ([]bool, error) {
+	created := make([]bool, len(ns))
+	for start := 0; start < len(ns); {
+		end := start
+		keys := map[[2]string]bool{}
+		for end < len(ns) && end-start < 500 {
+			n := ns[end]
+			if n.CollapseKey != "" {
+				k := [2]string{n.UserID, n.CollapseKey}
+				if keys[k] {
+					break
+				}
+				keys[k] = true
+			}
+			end++
 		}
-		return true, nil
+		if err := upsertChunk(ctx, tx, ns[start:end], created[start:end]); err != nil {
+			return nil, err
+		}
+		start = end
 	}
-	// One statement, so that two changes at once cannot both add a record
-	// with the same key: the second folds into the first.
-	var id string
-	var count int
-	var createdAt int64
-	var delivered sql.NullInt64
-	err = tx.QueryRowContext(ctx, `INSERT INTO notifications (id, user_id, kind, title, body, data, collapse_key, count, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+	return created, nil
+}
+
+func upsertChunk(ctx context.Context, tx *sql.Tx, ns []*notify.Notification, created []bool) error {
+	const cols = 10
+	rows := make([]string, len(ns))
+	args := make([]any, 0, cols*len(ns))
+	byID := make(map[string]int, len(ns))
+	byKey := make(map[[2]string]int, len(ns))
+	for i, n := range ns {
+		data, err := json.Marshal(n.Data)
+		if err != nil {
+			return err
+		}
+		p := make([]string, cols)
+		for j := range p {
+			p[j] = "$" + strconv.Itoa(i*cols+j+1)
+		}
+		rows[i] = "(" + strings.Join(p, ", ") + ")"
+		args = append(args, n.ID, n.UserID, n.Kind, n.Title, n.Body, string(data), n.CollapseKey, n.Count, micros(n.CreatedAt), micros(n.UpdatedAt))
+		byID[n.ID] = i
+		if n.CollapseKey != "" {
+			byKey[[2]string{n.UserID, n.CollapseKey}] = i
+		}
+	}
+	res, err := tx.QueryContext(ctx, `INSERT INTO notifications (id, user_id, kind, title, body, data, collapse_key, count, created_at, updated_at)
+		VALUES `+strings.Join(rows, ", ")+`
 		ON CONFLICT (user_id, collapse_key) WHERE read_at IS NULL AND collapse_key <> ''
 		DO UPDATE SET title = excluded.title, body = excluded.body, data = excluded.data,
 			count = notifications.count + 1, updated_at = excluded.updated_at
-		RETURNING id, count, created_at, delivered_at`,
-		n.ID, n.UserID, n.Kind, n.Title, n.Body, string(data), n.CollapseKey, n.Count, micros(n.CreatedAt), micros(n.UpdatedAt)).
-		Scan(&id, &count, &createdAt, &delivered)
+		RETURNING id, user_id, collapse_key, count, created_at, delivered_at`, args...)
 	if err != nil {
-		return false, fmt.Errorf("store: add notification: %w", err)
+		return fmt.Errorf("store: add notification: %w", err)
 	}
-	created = id == n.ID
-	n.ID, n.Count, n.CreatedAt, n.DeliveredAt = id, count, fromMicros(createdAt), fromNullMicros(delivered)
-	return created, nil
+	defer res.Close()
+	seen := 0
+	for res.Next() {
+		var id, user, key string
+		var count int
+		var createdAt int64
+		var delivered sql.NullInt64
+		if err := res.Scan(&id, &user, &key, &count, &createdAt, &delivered); err != nil {
+			return fmt.Errorf("store: add notification: %w", err)
+		}
+		// A new record has the id it was given; a folded one is found by
+		// its recipient and key (unique in the chunk).
+		i, isNew := byID[id]
+		if !isNew {
+			var ok bool
+			if i, ok = byKey[[2]string{user, key}]; !ok {
+				return fmt.Errorf("store: add notification: unexpected record %s", id)
+			}
+		}
+		n := ns[i]
+		created[i] = isNew
+		n.ID, n.Count, n.CreatedAt, n.DeliveredAt = id, count, fromMicros(createdAt), fromNullMicros(delivered)
+		seen++
+	}
+	if err := res.Err(); err != nil {
+		return fmt.Errorf("store: add notification: %w", err)
+	}
+	if seen != len(ns) {
+		return fmt.Errorf("store: add notification: %d records written for %d", seen, len(ns))
+	}
+	return nil
 }
 
 // verificationNotification tells the person their ID verification was

@@ -30,8 +30,10 @@ func registerHooks() {
 		store.RegisterMuteCheck(func(ctx context.Context, tx *sql.Tx, n *notify.Notification) (bool, error) {
 			return n.Data["conversation_id"] == "cnv_muted_in_queue_test", nil
 		})
-		store.RegisterNotificationPublisher(func(ctx context.Context, tx *sql.Tx, n *notify.Notification) error {
-			published.Store(n.ID, n.Count)
+		store.RegisterNotificationPublisher(func(ctx context.Context, tx *sql.Tx, ns []*notify.Notification) error {
+			for _, n := range ns {
+				published.Store(n.ID, n.Count)
+			}
 			return nil
 		})
 	})

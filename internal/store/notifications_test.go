@@ -131,5 +131,43 @@ func TestNotificationsForMany(t *testing.T) {
 				t.Errorf("%s: %d push jobs, want %d", c.user, got, c.push)
 			}
 		}
+
+		// A second batch folds into the unread records, twice for one
+		// recipient (two with one key in one batch), and adds one with no
+		// key; each notification comes back as the record it went into,
+		// and each change reaches its owner's stream.
+		clk.Advance(time.Minute)
+		var more []*notify.Notification
+		for _, c := range []struct{ user, key string }{{withDevice.ID, "conversation:cnv_1"}, {without.ID, "conversation:cnv_1"},
+			{withDevice.ID, "conversation:cnv_1"}, {without.ID, ""}} {
+			n := notify.New(clk.Now(), c.user, notify.KindMessage, "Ann in Club", "again", map[string]string{"conversation_id": "cnv_1"})
+			n.CollapseKey = c.key
+			more = append(more, n)
+		}
+		if err := st.AddNotifications(ctx, more); err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range []struct {
+			id    string
+			count int
+		}{{ns[0].ID, 2}, {ns[1].ID, 2}, {ns[0].ID, 3}, {more[3].ID, 1}} {
+			if more[i].ID != want.id || more[i].Count != want.count {
+				t.Errorf("notification %d: %s count %d, want %s count %d", i, more[i].ID, more[i].Count, want.id, want.count)
+			}
+		}
+		for _, c := range []struct {
+			user                 string
+			notes, count, stream int
+		}{{withDevice.ID, 1, 3, 3}, {without.ID, 2, 3, 3}} {
+			if got := count(`SELECT COUNT(*) FROM notifications WHERE user_id = $1`, c.user); got != c.notes {
+				t.Errorf("%s: %d notifications, want %d", c.user, got, c.notes)
+			}
+			if got := count(`SELECT COALESCE(SUM(count), 0) FROM notifications WHERE user_id = $1`, c.user); got != c.count {
+				t.Errorf("%s: counts add up to %d, want %d", c.user, got, c.count)
+			}
+			if got := count(`SELECT COUNT(*) FROM stream_events WHERE user_id = $1 AND kind = 'notification'`, c.user); got != c.stream {
+				t.Errorf("%s: %d notification stream events, want %d", c.user, got, c.stream)
+			}
+		}
 	})
 }

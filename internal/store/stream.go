@@ -22,10 +22,24 @@ import (
 // 8,000 bytes), and the notifications of one transaction fold into one.
 const streamChannel = "matchpoint_stream"
 
-// streamTxs holds the transactions that appended stream rows, until DB.Tx
-// ends them: before the commit it adds the NOTIFY (PostgreSQL), after it,
-// it wakes this process's hub.
-var streamTxs sync.Map // *sql.Tx -> struct{}
+// streamTxs holds the transactions that append stream rows, until DB.Tx
+// ends them. Their rows wait here until the end of the transaction's
+// work (flushStream), and then go in one statement: a message's rows for
+// its members and its members' notifications are one insert. Before the
+// commit DB.Tx adds the NOTIFY (PostgreSQL), after it, it wakes this
+// process's hub.
+//
+// Written last, the rows also take their sequence numbers just before the
+// commit: the stream waits only so long for a number whose transaction has
+// yet to commit.
+var streamTxs sync.Map // *sql.Tx -> *streamPending
+
+// streamPending is a transaction's stream rows not yet written, and
+// whether it wrote some already.
+type streamPending struct {
+	entries []streamEntry
+	wrote   bool
+}
 
 // appendStream writes kind with data to the real-time stream of every user in
 // userIDs, inside the transaction of the change it reports: the stream shows
@@ -39,22 +53,90 @@ func appendStream(ctx context.Context, tx *sql.Tx, userIDs []string, kind string
 	if err != nil {
 		return fmt.Errorf("store: encode %s stream event: %w", kind, err)
 	}
-	t := tagsOf(kind, body)
-	// One statement for every recipient (a message to a group of 100 is
-	// 100 rows; on PostgreSQL each statement is a round trip).
-	rows := make([]string, len(userIDs))
-	args := make([]any, 0, 6+len(userIDs))
-	args = append(args, kind, string(body), micros(at), nullString(t.conversationID), nullString(t.messageID), nullString(t.actorID))
+	entries := make([]streamEntry, len(userIDs))
 	for i, id := range userIDs {
-		rows[i] = fmt.Sprintf("($%d, $1, $2, $3, $4, $5, $6)", 7+i)
-		args = append(args, id)
+		entries[i] = streamEntry{userID: id, kind: kind, body: body, at: at}
+	}
+	return appendStreamEntries(ctx, tx, entries)
+}
+
+// streamEntry is one row of a user's stream, its data encoded.
+type streamEntry struct {
+	userID, kind string
+	body         []byte
+	at           time.Time
+}
+
+// appendStreamEntries adds entries to the stream rows tx writes when its
+// work ends (streamTxs).
+func appendStreamEntries(ctx context.Context, tx *sql.Tx, entries []streamEntry) error {
+	p, _ := streamTxs.LoadOrStore(tx, &streamPending{})
+	pending := p.(*streamPending)
+	pending.entries = append(pending.entries, entries...)
+	return nil
+}
+
+// flushStream writes the stream rows tx has added since the last flush.
+// DB.Tx calls it when a transaction's function returns without error
+// (each one of a batch: batched work that rolls back drops its rows with
+// dropStream); a statement that reads the stream in the transaction calls
+// it first.
+func flushStream(ctx context.Context, tx *sql.Tx) error {
+	p, ok := streamTxs.Load(tx)
+	if !ok {
+		return nil
+	}
+	pending := p.(*streamPending)
+	for len(pending.entries) > 0 {
+		n := min(len(pending.entries), 1000) // well within either engine's limit of parameters
+		if err := insertStream(ctx, tx, pending.entries[:n]); err != nil {
+			return err
+		}
+		pending.entries = pending.entries[n:]
+		pending.wrote = true
+	}
+	pending.entries = nil
+	return nil
+}
+
+// dropStream forgets the stream rows tx has added since the last flush: the
+// work that added them rolled back.
+func dropStream(tx *sql.Tx) {
+	if p, ok := streamTxs.Load(tx); ok {
+		p.(*streamPending).entries = nil
+	}
+}
+
+// insertStream writes entries in one statement (a message to a group of
+// 100 is 100 rows; on PostgreSQL each statement is a round trip). An entry
+// with the same kind, time and body (the same encoded bytes) as the one
+// before it shares its parameters, so that a group's copies of one message
+// send the message once.
+func insertStream(ctx context.Context, tx *sql.Tx, entries []streamEntry) error {
+	rows := make([]string, len(entries))
+	args := make([]any, 0, 7+len(entries))
+	shared := 0 // the parameter number of the current shared columns
+	for i, e := range entries {
+		if i == 0 || !sameStreamData(entries[i-1], e) {
+			t := tagsOf(e.kind, e.body)
+			args = append(args, e.kind, string(e.body), micros(e.at), nullString(t.conversationID), nullString(t.messageID), nullString(t.actorID))
+			shared = len(args) - 5
+		}
+		args = append(args, e.userID)
+		rows[i] = fmt.Sprintf("($%d, $%d, $%d, $%d, $%d, $%d, $%d)", len(args), shared, shared+1, shared+2, shared+3, shared+4, shared+5)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO stream_events (user_id, kind, data, created_at, conversation_id, message_id, actor_id) VALUES `+
 		strings.Join(rows, ", "), args...); err != nil {
-		return fmt.Errorf("store: append %s stream event: %w", kind, err)
+		return fmt.Errorf("store: append %s stream event: %w", entries[0].kind, err)
 	}
-	streamTxs.Store(tx, struct{}{})
 	return nil
+}
+
+// sameStreamData is true when b carries a's data: the same encoding, not
+// merely equal bytes (the check must cost nothing).
+func sameStreamData(a, b streamEntry) bool {
+	return a.kind == b.kind && a.at.Equal(b.at) && len(a.body) == len(b.body) &&
+		(len(a.body) == 0 || &a.body[0] == &b.body[0])
 }
 
 func init() {
@@ -73,7 +155,13 @@ func init() {
 // rows, inside it: PostgreSQL delivers it when (and only if) the
 // transaction commits, after its rows are visible.
 func (db *DB) streamBeforeCommit(ctx context.Context, tx *sql.Tx) (wrote bool, err error) {
-	if _, wrote = streamTxs.Load(tx); !wrote || db.Dialect != Postgres {
+	if err := flushStream(ctx, tx); err != nil {
+		return false, err
+	}
+	if p, ok := streamTxs.Load(tx); ok {
+		wrote = p.(*streamPending).wrote
+	}
+	if !wrote || db.Dialect != Postgres {
 		return wrote, nil
 	}
 	if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, '')`, streamChannel); err != nil {

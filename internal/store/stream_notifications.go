@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
 
 	"github.com/matchpoint-api/matchpoint/internal/notify"
 	"github.com/matchpoint-api/matchpoint/internal/stream"
@@ -12,10 +14,17 @@ func init() {
 	// Every notification that enters or changes in the centre (a new one,
 	// or one that absorbed another) goes to its owner's stream, in the same
 	// transaction, in the shape the API shows it.
-	registerNotificationPublisher(func(ctx context.Context, tx *sql.Tx, n *notify.Notification) error {
-		// A notification that absorbed another keeps the delivery time an
-		// app acknowledged earlier (writeNotification read it back).
-		return appendStream(ctx, tx, []string{n.UserID}, stream.KindNotification,
-			stream.NotificationOf(n, n.DeliveredAt), n.UpdatedAt)
+	registerNotificationPublisher(func(ctx context.Context, tx *sql.Tx, ns []*notify.Notification) error {
+		entries := make([]streamEntry, len(ns))
+		for i, n := range ns {
+			// A notification that absorbed another keeps the delivery time
+			// an app acknowledged earlier (upsertNotifications read it back).
+			body, err := json.Marshal(stream.NotificationOf(n, n.DeliveredAt))
+			if err != nil {
+				return fmt.Errorf("store: encode notification stream event: %w", err)
+			}
+			entries[i] = streamEntry{userID: n.UserID, kind: stream.KindNotification, body: body, at: n.UpdatedAt}
+		}
+		return appendStreamEntries(ctx, tx, entries)
 	})
 }

@@ -213,6 +213,11 @@ func TestStreamHubLateCommit(t *testing.T) {
 				if err := store.AppendStream(ctx, tx, []string{ann.ID}, "test.event", "slow", clk.Now()); err != nil {
 					return err
 				}
+				// Written now (not when the function returns), so that it
+				// holds its sequence number uncommitted.
+				if err := store.FlushStream(ctx, tx); err != nil {
+					return err
+				}
 				close(inserted)
 				<-release
 				return nil
@@ -240,6 +245,9 @@ func TestStreamHubLateCommit(t *testing.T) {
 		c2 := open(t, h2, ann.ID)
 		if err := db.Tx(ctx, func(tx *sql.Tx) error {
 			if err := store.AppendStream(ctx, tx, []string{ann.ID}, "test.event", "rolled back", clk.Now()); err != nil {
+				return err
+			}
+			if err := store.FlushStream(ctx, tx); err != nil {
 				return err
 			}
 			return fmt.Errorf("change of mind")

@@ -158,7 +158,12 @@ func (b *txBatcher) runBatch() {
 				return fmt.Errorf("store: savepoint: %w", err)
 			}
 			outs[i] = runJob(jobs[i], tx)
+			if outs[i].err == nil && !outs[i].panicked {
+				// Its stream rows, inside its savepoint.
+				outs[i].err = flushStream(ctx, tx)
+			}
 			if outs[i].err != nil || outs[i].panicked {
+				dropStream(tx)
 				if _, err := tx.ExecContext(ctx, `ROLLBACK TO batched`); err != nil {
 					// The transaction is gone (SQLite ends it on some
 					// errors): so is the work of the jobs before this one.
