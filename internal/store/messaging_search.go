@@ -51,22 +51,28 @@ func (s *Messaging) Search(ctx context.Context, q *messaging.SearchQuery) ([]mes
 	if s.db.Dialect == SQLite {
 		return s.searchSQLite(ctx, q, a, where, convs)
 	}
+	anyConv, allConvs, err := s.termQueries(ctx, convs, strings.Join(q.Terms, " "))
+	if err != nil || len(anyConv) == 0 {
+		return nil, err
+	}
 	text := a.add(strings.Join(q.Terms, " "))
 	opts := a.add(`StartSel=` + markOpen + `, StopSel=` + markClose + `, MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "`)
 	// The terms are the words in each of the conversations (migration
-	// 00090), so a match is in one of them by construction; one GIN
-	// lookup per conversation and word. The newest SearchWindow matches
-	// are ranked (ts_rank on those alone, not on every match before the
-	// cut); the headline (the costly part) is made for the page alone. seq + 0: walking the primary key backwards and testing each
+	// 00090), so a match is in one of them by construction. The index is
+	// asked once per conversation (a query each, ANY): one query ORing
+	// every conversation made the index test that whole query against
+	// each candidate, three times the cost. The newest SearchWindow
+	// matches are ranked (ts_rank on those alone, not on every match
+	// before the cut); the headline (the costly part) is made for the page
+	// alone. seq + 0: walking the primary key backwards and testing each
 	// message until enough match (the planner's pick for a LIMIT) reads a
 	// large part of the table when the words are rare in the caller's
-	// conversations; the GIN lookup and a sort of its matches is bounded
-	// by them.
-	tq := `message_terms_query(` + a.add(convs) + `::text[], ` + text + `)`
+	// conversations; the index lookup and a sort of its matches is
+	// bounded by them.
 	query := `SELECT ` + messageColumns + `, ts_headline('english', m.body, plainto_tsquery('english', ` + text + `), ` + opts + `) FROM (
-		SELECT m.*, ts_rank(m.search_terms, ` + tq + `) AS rank FROM (
+		SELECT m.*, ts_rank(m.search_terms, ` + a.add(allConvs) + `::tsquery) AS rank FROM (
 			SELECT m.* FROM messages m
-			WHERE m.search_terms @@ ` + tq + ` AND ` + strings.Join(where, " AND ") + `
+			WHERE m.search_terms @@ ANY(` + a.add(anyConv) + `::tsquery[]) AND ` + strings.Join(where, " AND ") + `
 			ORDER BY m.seq + 0 DESC LIMIT ` + a.add(messaging.SearchWindow) + `) m
 		ORDER BY rank DESC, m.seq DESC
 		LIMIT ` + a.add(q.Limit) + ` OFFSET ` + a.add(q.Offset) + `) m
@@ -86,6 +92,32 @@ func (s *Messaging) Search(ctx context.Context, q *messaging.SearchQuery) ([]mes
 		out = append(out, messaging.Found{Message: m, Snippet: markSnippet(snippet)})
 	}
 	return out, rows.Err()
+}
+
+// termQueries returns the text queries of words in each of convs (as
+// message_terms_query makes them, migration 00090: every word's lexeme
+// as a term of the conversation), one per conversation and all of them
+// ORed; none when the words hold no lexeme (stop words only). PostgreSQL
+// finds the lexemes once; the queries are written here.
+func (s *Messaging) termQueries(ctx context.Context, convs []string, words string) (each []string, all string, err error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT lexeme FROM unnest(to_tsvector('english', $1))`, words)
+	if err != nil {
+		return nil, "", fmt.Errorf("store: search messages: %w", err)
+	}
+	lexemes, err := scanStrings(rows)
+	if err != nil || len(lexemes) == 0 {
+		return nil, "", err
+	}
+	quote := strings.NewReplacer(`\`, `\\`, `'`, `''`)
+	each = make([]string, len(convs))
+	for i, c := range convs {
+		terms := make([]string, len(lexemes))
+		for j, l := range lexemes {
+			terms[j] = "'" + quote.Replace(c+"/"+l) + "'"
+		}
+		each[i] = "(" + strings.Join(terms, " & ") + ")"
+	}
+	return each, strings.Join(each, " | "), nil
 }
 
 func (s *Messaging) currentConversations(ctx context.Context, userID string) ([]string, error) {
