@@ -83,6 +83,7 @@ type MessagingOptions struct {
 	Messages       int // seeded
 	StreamClients  int // connected streams for the latency; 0: not measured
 	StreamMessages int // messages sent while they are connected
+	StreamWriters  int // closed-loop clients sending them
 }
 
 // Messaging seeds n messages over conversations of five people, one in
@@ -97,7 +98,7 @@ func Messaging(ctx context.Context, o Options, mo MessagingOptions, progress io.
 	n := mo.Messages
 	var streamed *MessagingStream
 	if mo.StreamClients > 0 {
-		if streamed, err = messagingStream(ctx, e, max(mo.StreamClients, 2), mo.StreamMessages, progress); err != nil {
+		if streamed, err = messagingStream(ctx, e, max(mo.StreamClients, 2), mo.StreamMessages, max(mo.StreamWriters, 1), progress); err != nil {
 			return nil, err
 		}
 	}

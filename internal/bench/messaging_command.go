@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"runtime"
 	"time"
 )
 
@@ -19,8 +20,9 @@ func init() {
 			fs.IntVar(&mo.Messages, "messages", 1000000, "messages to seed")
 			fs.IntVar(&mo.StreamClients, "stream-clients", 1000, "accounts connected to GET /v1/stream, in groups of 100 (0: no stream latency)")
 			fs.IntVar(&mo.StreamMessages, "stream-messages", 200, "messages sent to them")
+			fs.IntVar(&mo.StreamWriters, "stream-writers", runtime.NumCPU(), "clients sending those messages, each waiting for its answer (default: one per core; more measure a saturated service)")
 			return func(ctx context.Context, stdout, stderr io.Writer) error {
-				if err := positive(o.Concurrency, o.Rounds, int(o.Duration), mo.Messages, mo.StreamMessages); err != nil {
+				if err := positive(o.Concurrency, o.Rounds, int(o.Duration), mo.Messages, mo.StreamMessages, mo.StreamWriters); err != nil {
 					return err
 				}
 				if mo.StreamClients < 0 {

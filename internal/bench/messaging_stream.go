@@ -26,6 +26,7 @@ type MessagingStream struct {
 	Clients  int `json:"clients"`       // connected streams, one account each
 	Groups   int `json:"conversations"` // groups of up to 100 of them
 	Messages int `json:"messages"`      // sent per configuration, over HTTP
+	Writers  int `json:"writers"`       // clients sending them, each waiting for its answer
 	// Deliveries are message.sent events received (messages x members).
 	Deliveries int     `json:"deliveries"`
 	P50MS      float64 `json:"p50_ms"` // POST started -> received by a member's stream
@@ -48,10 +49,12 @@ type MessagingStream struct {
 }
 
 // messagingStream connects n accounts' streams, puts them in groups of 100
-// and sends messages to the groups over HTTP from a few writers, timing
+// and sends messages to the groups over HTTP from writers (closed-loop
+// clients: with one per core the service is busy, not saturated; each one
+// more adds queueing to every latency), timing
 // each message from the start of its POST to its arrival on every member's
 // stream; the baseline is a direct conversation of two connected accounts.
-func messagingStream(ctx context.Context, e *env, n, messages int, progress io.Writer) (*MessagingStream, error) {
+func messagingStream(ctx context.Context, e *env, n, messages, writers int, progress io.Writer) (*MessagingStream, error) {
 	now := e.app.Clock.Now()
 	accounts := make([]*users.User, n)
 	for i := range accounts {
@@ -83,15 +86,15 @@ func messagingStream(ctx context.Context, e *env, n, messages int, progress io.W
 	if err := store.SeedMessaging(ctx, e.app.DB, append(groups, direct), 0, nil, now); err != nil {
 		return nil, err
 	}
-	res := &MessagingStream{Clients: n, Groups: len(groups), Messages: messages}
+	res := &MessagingStream{Clients: n, Groups: len(groups), Messages: messages, Writers: writers}
 	fmt.Fprintf(progress, "bench messaging: stream latency, baseline: a direct conversation of 2 connected accounts\n")
-	base, _, _, err := streamSends(ctx, e, keys[:2], []store.SeedConversation{direct}, 0, messages)
+	base, _, _, err := streamSends(ctx, e, keys[:2], []store.SeedConversation{direct}, 0, messages, writers)
 	if err != nil {
 		return nil, err
 	}
 	res.BaselineP50MS, res.BaselineP99MS = ms(base[len(base)/2]), ms(base[len(base)*99/100])
-	fmt.Fprintf(progress, "bench messaging: stream latency, %d connected accounts in %d groups\n", n, len(groups))
-	lat, after, lost, err := streamSends(ctx, e, keys, groups, messaging.MaxMembers, messages)
+	fmt.Fprintf(progress, "bench messaging: stream latency, %d connected accounts in %d groups, %d writers\n", n, len(groups), writers)
+	lat, after, lost, err := streamSends(ctx, e, keys, groups, messaging.MaxMembers, messages, writers)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +114,7 @@ func messagingStream(ctx context.Context, e *env, n, messages int, progress io.W
 // conversations' members, size of them per conversation, or all of them
 // when size is 0) and returns every delivery's latency from the start of
 // its POST, and from its answer, each sorted.
-func streamSends(ctx context.Context, e *env, keys []string, convs []store.SeedConversation, size, messages int) (lat, after []time.Duration, lost int, err error) {
+func streamSends(ctx context.Context, e *env, keys []string, convs []store.SeedConversation, size, messages, writers int) (lat, after []time.Duration, lost int, err error) {
 	want := 0
 	for i := range messages {
 		want += len(convs[i%len(convs)].Members)
@@ -149,11 +152,11 @@ func streamSends(ctx context.Context, e *env, keys []string, convs []store.SeedC
 		return nil, nil, 0, err
 	}
 	defer streams.Close()
-	c := newHTTPClient(4)
+	c := newHTTPClient(writers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	errc := make(chan error, 4)
-	for range 4 {
+	errc := make(chan error, writers)
+	for range writers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
