@@ -16,7 +16,8 @@ import (
 )
 
 // streamChannel is the PostgreSQL notification channel that tells every
-// node that stream rows were committed. The payload is empty: nodes read
+// node that stream rows were committed (a trigger of stream_events sends
+// it, migration 00091). The payload is empty: nodes read
 // the rows themselves, by sequence number, so a notification carries no
 // data that could be lost, reordered or too large (NOTIFY caps payloads at
 // 8,000 bytes), and the notifications of one transaction fold into one.
@@ -25,9 +26,8 @@ const streamChannel = "matchpoint_stream"
 // streamTxs holds the transactions that append stream rows, until DB.Tx
 // ends them. Their rows wait here until the end of the transaction's
 // work (flushStream), and then go in one statement: a message's rows for
-// its members and its members' notifications are one insert. Before the
-// commit DB.Tx adds the NOTIFY (PostgreSQL), after it, it wakes this
-// process's hub.
+// its members and its members' notifications are one insert. After the
+// commit DB.Tx wakes this process's hub.
 //
 // Written last, the rows also take their sequence numbers just before the
 // commit: the stream waits only so long for a number whose transaction has
@@ -151,9 +151,10 @@ func init() {
 	})
 }
 
-// streamBeforeCommit issues the NOTIFY of a transaction that appended stream
-// rows, inside it: PostgreSQL delivers it when (and only if) the
-// transaction commits, after its rows are visible.
+// streamBeforeCommit writes the stream rows a transaction has left to
+// write, and says whether it wrote some. (On PostgreSQL the table's
+// trigger adds the NOTIFY that wakes the other nodes, delivered when, and
+// only if, the transaction commits.)
 func (db *DB) streamBeforeCommit(ctx context.Context, tx *sql.Tx) (wrote bool, err error) {
 	if err := flushStream(ctx, tx); err != nil {
 		return false, err
@@ -161,13 +162,7 @@ func (db *DB) streamBeforeCommit(ctx context.Context, tx *sql.Tx) (wrote bool, e
 	if p, ok := streamTxs.Load(tx); ok {
 		wrote = p.(*streamPending).wrote
 	}
-	if !wrote || db.Dialect != Postgres {
-		return wrote, nil
-	}
-	if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, '')`, streamChannel); err != nil {
-		return true, fmt.Errorf("store: notify the stream: %w", err)
-	}
-	return true, nil
+	return wrote, nil
 }
 
 // streamCommitted wakes this process's hub after a commit of stream rows.
