@@ -39,3 +39,6 @@ func CredListenerPID(db *DB) uint32 {
 	}
 	return b.conn.PID
 }
+
+// SQLiteText is a query as the SQLite connections give it to SQLite.
+var SQLiteText = sqliteText

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"reflect"
+	"regexp"
 	"strings"
 )
 
@@ -14,6 +15,24 @@ import (
 // statements each time, about 40% of its CPU. stmtConn keeps each
 // connection's statements prepared, by query text, and runs the calls made
 // on it with them.
+
+// A LIMIT given as a bare parameter ("LIMIT $3") makes SQLite plan the
+// statement again every time it runs: SQLite reads the bound value to plan
+// with it, and so marks the statement to be prepared anew whenever that
+// parameter is bound again, which every call does. A list, a page of
+// messages or a search parsed and planned its whole statement on each
+// call. Every statement is therefore given to SQLite with such a LIMIT
+// read through CAST, which SQLite evaluates when it runs (the same rows;
+// the plans here depend on the shape of a query, not on its values).
+var bareLimit = regexp.MustCompile(`(?i)\bLIMIT\s+(\$\d+|\?\d*)`)
+
+// sqliteText is query as SQLite is given it (bareLimit).
+func sqliteText(query string) string {
+	if !strings.Contains(strings.ToUpper(query), "LIMIT") {
+		return query
+	}
+	return bareLimit.ReplaceAllString(query, "LIMIT CAST($1 AS INTEGER)")
+}
 
 // maxConnStmts bounds the statements a connection keeps. The queries are
 // the package's fixed texts, a few hundred at most; a text built per call
@@ -72,7 +91,7 @@ func (c *stmtConn) stmt(ctx context.Context, query string) (*connStmt, error) {
 	if strings.Contains(query, ";") {
 		return nil, nil
 	}
-	st, err := c.sqliteConn.PrepareContext(ctx, query)
+	st, err := c.sqliteConn.PrepareContext(ctx, sqliteText(query))
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +118,7 @@ func (c *stmtConn) ExecContext(ctx context.Context, query string, args []driver.
 		return nil, err
 	}
 	if s == nil {
-		return c.sqliteConn.ExecContext(ctx, query, args)
+		return c.sqliteConn.ExecContext(ctx, sqliteText(query), args)
 	}
 	return s.st.(driver.StmtExecContext).ExecContext(ctx, args)
 }
@@ -113,7 +132,7 @@ func (c *stmtConn) QueryContext(ctx context.Context, query string, args []driver
 		return nil, err
 	}
 	if s == nil {
-		return c.sqliteConn.QueryContext(ctx, query, args)
+		return c.sqliteConn.QueryContext(ctx, sqliteText(query), args)
 	}
 	rows, err := s.st.(driver.StmtQueryContext).QueryContext(ctx, args)
 	if err != nil {
@@ -121,6 +140,11 @@ func (c *stmtConn) QueryContext(ctx context.Context, query string, args []driver
 	}
 	s.busy = true
 	return &stmtRows{Rows: rows, s: s}, nil
+}
+
+// PrepareContext prepares a statement the caller keeps (DB.prepared).
+func (c *stmtConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	return c.sqliteConn.PrepareContext(ctx, sqliteText(query))
 }
 
 func (c *stmtConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
