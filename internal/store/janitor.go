@@ -43,8 +43,14 @@ func (db *DB) PurgeExpired(ctx context.Context, now time.Time, keep Retention) (
 		{"oauth_codes", `DELETE FROM oauth_codes WHERE expires_at < $1`, now.Add(-keepAfterExpiry)},
 		{"oauth_access_tokens", `DELETE FROM oauth_access_tokens WHERE expires_at < $1`, now.Add(-keepAfterExpiry)},
 		{"oauth_refresh_tokens", `DELETE FROM oauth_refresh_tokens WHERE expires_at < $1`, now},
-		// A client away longer than this reconnects without replay.
-		{"stream_events", `DELETE FROM stream_events WHERE created_at < $1`, now.Add(-keep.Stream)},
+		// A client away longer than this reconnects without replay. The
+		// expired rows are the oldest: those before the first that is not,
+		// in sequence order (read from the start, which the delete reads
+		// anyway), or all when none is left. A row whose clock ran behind
+		// a later one's waits for the next run.
+		{"stream_events", `DELETE FROM stream_events WHERE seq < COALESCE(
+			(SELECT seq FROM stream_events WHERE created_at >= $1 ORDER BY seq LIMIT 1),
+			(SELECT MAX(seq) + 1 FROM stream_events))`, now.Add(-keep.Stream)},
 		{"login_attempts", `DELETE FROM login_attempts WHERE window_start < $1 AND locked_until < $1`, now.Add(-users.LoginWindow)},
 	}
 	out := map[string]int64{}
