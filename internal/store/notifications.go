@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -65,6 +64,7 @@ type recipient struct {
 	email    string
 	deleted  bool
 	settings notifications.Settings
+	devices  bool // has push devices (read by loadRecipients only)
 }
 
 func loadRecipient(ctx context.Context, q querier, userID string) (*recipient, error) {
@@ -74,7 +74,9 @@ func loadRecipient(ctx context.Context, q querier, userID string) (*recipient, e
 // loadRecipients reads the recipients of userIDs (strings) by id; an id
 // with no account is left out.
 func loadRecipients(ctx context.Context, tx *sql.Tx, userIDs []any) (map[string]*recipient, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT `+recipientColumns+`, u.id FROM `+recipientTables+` WHERE u.id IN (`+placeholders(1, len(userIDs))+`)`, userIDs...)
+	rows, err := tx.QueryContext(ctx, `SELECT `+recipientColumns+`, u.id,
+		EXISTS (SELECT 1 FROM push_devices d WHERE d.user_id = u.id)
+		FROM `+recipientTables+` WHERE u.id IN (`+placeholders(1, len(userIDs))+`)`, userIDs...)
 	if err != nil {
 		return nil, err
 	}
@@ -82,10 +84,12 @@ func loadRecipients(ctx context.Context, tx *sql.Tx, userIDs []any) (map[string]
 	out := make(map[string]*recipient, len(userIDs))
 	for rows.Next() {
 		var id string
-		r, err := scanRecipient(rows, &id)
+		var devices bool
+		r, err := scanRecipient(rows, &id, &devices)
 		if err != nil {
 			return nil, err
 		}
+		r.devices = devices
 		out[id] = r
 	}
 	return out, rows.Err()
@@ -139,9 +143,9 @@ func addNotification(ctx context.Context, tx *sql.Tx, n *notify.Notification) er
 }
 
 // addNotifications is addNotification for several notifications at once
-// (the other members of a group told of a message): their recipients,
-// their mutes and which of them have push devices are read in one query
-// each, not one per notification.
+// (the other members of a group told of a message): their recipients
+// (with whether they have push devices) and their mutes are read in one
+// query each, not one per notification.
 func addNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification) error {
 	if len(ns) == 0 {
 		return nil
@@ -157,11 +161,11 @@ func addNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification
 	// Each live recipient's channels; a mute turns push and email off.
 	var live []*notify.Notification
 	var choices []notifications.Choice
-	var loud []int // those with push or email on, for the mute checks
+	var loud []int // those a push or an email would reach, for the mute checks
 	for _, n := range ns {
 		if r := rs[n.UserID]; r != nil && !r.deleted {
 			c := r.settings.Choice(n.Kind)
-			if c.Push || c.Email {
+			if (c.Push && r.devices) || (c.Email && r.email != "") {
 				loud = append(loud, len(live))
 			}
 			live, choices = append(live, n), append(choices, c)
@@ -182,19 +186,6 @@ func addNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification
 					choices[k].Push, choices[k].Email = false, false
 				}
 			}
-		}
-	}
-	// Which of those to push to have devices.
-	var pushed []any
-	for i, n := range live {
-		if choices[i].Push {
-			pushed = append(pushed, n.UserID)
-		}
-	}
-	var devices []string
-	if len(pushed) > 0 {
-		if devices, err = queryStrings(ctx, tx, `SELECT DISTINCT user_id FROM push_devices WHERE user_id IN (`+placeholders(1, len(pushed))+`)`, pushed...); err != nil {
-			return fmt.Errorf("store: push devices: %w", err)
 		}
 	}
 	// The records first, all in-app ones in one statement per chunk; then
@@ -222,7 +213,7 @@ func addNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification
 		created[i] = made[j]
 	}
 	for i, n := range live {
-		if err := queueJobs(ctx, tx, n, rs[n.UserID], choices[i], created[i], slices.Contains(devices, n.UserID)); err != nil {
+		if err := queueJobs(ctx, tx, n, rs[n.UserID], choices[i], created[i]); err != nil {
 			return err
 		}
 	}
@@ -237,10 +228,9 @@ func addNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification
 }
 
 // queueJobs queues the push and email work of n, just written for its
-// recipient r (see addNotification); created says it is a new record and
-// devices whether r has push devices.
-func queueJobs(ctx context.Context, tx *sql.Tx, n *notify.Notification, r *recipient, choice notifications.Choice, created, devices bool) error {
-	if choice.Push && devices {
+// recipient r (see addNotification); created says it is a new record.
+func queueJobs(ctx context.Context, tx *sql.Tx, n *notify.Notification, r *recipient, choice notifications.Choice, created bool) error {
+	if choice.Push && r.devices {
 		runAt := n.UpdatedAt
 		if until, quiet := r.settings.QuietHours.Until(n.UpdatedAt, notifications.Location(r.settings.Timezone)); quiet {
 			runAt = until

@@ -60,11 +60,14 @@ func appendStream(ctx context.Context, tx *sql.Tx, userIDs []string, kind string
 	return appendStreamEntries(ctx, tx, entries)
 }
 
-// streamEntry is one row of a user's stream, its data encoded.
+// streamEntry is one row of a user's stream, its data encoded. tags, when
+// set, are what tagsOf would read out of body (a caller that knows them
+// spares the decoding).
 type streamEntry struct {
 	userID, kind string
 	body         []byte
 	at           time.Time
+	tags         *streamTags
 }
 
 // appendStreamEntries adds entries to the stream rows tx writes when its
@@ -118,7 +121,11 @@ func insertStream(ctx context.Context, tx *sql.Tx, entries []streamEntry) error 
 	shared := 0 // the parameter number of the current shared columns
 	for i, e := range entries {
 		if i == 0 || !sameStreamData(entries[i-1], e) {
-			t := tagsOf(e.kind, e.body)
+			t := e.tags
+			if t == nil {
+				tt := tagsOf(e.kind, e.body)
+				t = &tt
+			}
 			args = append(args, e.kind, string(e.body), micros(e.at), nullString(t.conversationID), nullString(t.messageID), nullString(t.actorID))
 			shared = len(args) - 5
 		}

@@ -23,7 +23,9 @@ func init() {
 			if err != nil {
 				return fmt.Errorf("store: encode notification stream event: %w", err)
 			}
-			entries[i] = streamEntry{userID: n.UserID, kind: stream.KindNotification, body: body, at: n.UpdatedAt}
+			// The tags tagsOf would read back out of body.
+			tags := &streamTags{conversationID: n.Data["conversation_id"], messageID: n.Data["message_id"]}
+			entries[i] = streamEntry{userID: n.UserID, kind: stream.KindNotification, body: body, at: n.UpdatedAt, tags: tags}
 		}
 		return appendStreamEntries(ctx, tx, entries)
 	})
