@@ -124,21 +124,20 @@ func (s *Messaging) WithConversation(ctx context.Context, id, userID string, fn 
 	})
 }
 
+// lock takes the row lock of conversation id (SQLite: the writer's lock
+// is already held) and checks that userID is a member, in one statement.
 func (s *Messaging) lock(ctx context.Context, tx *sql.Tx, id, userID string) (*lockedConversation, error) {
-	c, err := scanConversation(tx.QueryRowContext(ctx, `SELECT `+conversationColumns+` FROM conversations c WHERE c.id = $1`+s.db.forUpdate(), id))
-	if errors.Is(err, sql.ErrNoRows) {
+	var member bool
+	c, err := scanConversation(tx.QueryRowContext(ctx, `SELECT `+conversationColumns+`,
+		EXISTS (SELECT 1 FROM conversation_members cm WHERE cm.conversation_id = c.id AND cm.user_id = $2 AND cm.left_at IS NULL)
+		FROM conversations c WHERE c.id = $1`+s.db.forUpdate(), id, userID), &member)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && !member {
 		return nil, apperr.NotFoundf("no conversation %q", id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: lock conversation: %w", err)
 	}
-	l := &lockedConversation{tx: tx, c: c}
-	if m, err := l.Member(ctx, userID); err != nil {
-		return nil, err
-	} else if m == nil {
-		return nil, apperr.NotFoundf("no conversation %q", id)
-	}
-	return l, nil
+	return &lockedConversation{tx: tx, c: c}, nil
 }
 
 // WithMessage runs fn under the lock of the conversation of a message the
