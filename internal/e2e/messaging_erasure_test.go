@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -85,6 +86,33 @@ func TestMessagingErasurePromotesAnAdmin(t *testing.T) {
 			if r2 := api(t, s, "PATCH", "/v1/conversations/"+g.ID, cat.key, `{"title":"Club 2"}`); r2.Status != 200 {
 				t.Errorf("no member may rename the group: %d %s / %d %s", r.Status, r.Body, r2.Status, r2.Body)
 			}
+		}
+	})
+}
+
+// TestErasedAccountKeepsNoStreamRows: an erased account's own stream rows
+// go with it, including those its erasure itself writes (it leaves an
+// event's conversation, which tells the members, the leaver too).
+func TestErasedAccountKeepsNoStreamRows(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, s *apptest.Server) {
+		cs := chatters(t, s, "ann", "bob", "cat")
+		ann, bob, cat := cs[0], cs[1], cs[2]
+		e := s.Event(t, ann.User, events.Draft{Title: "doubles"})
+		for _, c := range []chatter{bob, cat} {
+			if r := api(t, s, "PUT", "/v1/events/"+e.ID+"/rsvp", eventsKey(t, s, c.User), `{"status":"going"}`); r.Status >= 300 {
+				t.Fatalf("rsvp: %d %s", r.Status, r.Body)
+			}
+		}
+		decode[map[string]any](t, api(t, s, "POST", "/v1/events/"+e.ID+"/conversation", bob.key, ""), 201)
+		eraseChatter(t, s, cat)
+		var n int
+		if err := s.App.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM stream_events WHERE user_id = $1`, cat.ID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			var row string
+			_ = s.App.DB.QueryRowContext(context.Background(), `SELECT kind || ' ' || data FROM stream_events WHERE user_id = $1`, cat.ID).Scan(&row)
+			t.Errorf("the erased account keeps %d stream rows, such as %s", n, row)
 		}
 	})
 }

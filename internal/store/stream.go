@@ -134,7 +134,7 @@ func insertStream(ctx context.Context, tx *sql.Tx, entries []streamEntry) error 
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO stream_events (user_id, kind, data, created_at, conversation_id, message_id, actor_id) VALUES `+
 		strings.Join(rows, ", "), args...); err != nil {
-		return fmt.Errorf("store: append %s stream event: %w", entries[0].kind, err)
+		return fmt.Errorf("store: append stream events: %w", err)
 	}
 	return nil
 }
@@ -148,8 +148,16 @@ func sameStreamData(a, b streamEntry) bool {
 
 func init() {
 	// A stream event is addressed to its recipient alone: the erased
-	// account's own stream goes with it.
-	deleteRowsOf("stream_events", "user_id")
+	// account's own stream goes with it, including the rows the erasure's
+	// own earlier steps addressed to it (leaving an event's conversation),
+	// which wait in the transaction until written here.
+	registerEraser("stream_events", []string{"user_id"}, func(ctx context.Context, tx *sql.Tx, e erasure) error {
+		if err := flushStream(ctx, tx); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM stream_events WHERE user_id = $1`, e.UserID)
+		return err
+	})
 	// Others' rows and notifications about the erased account's messages
 	// lose their text and its name (the messages eraser, which runs first,
 	// made the messages tombstones and kept their sender_id).
