@@ -137,7 +137,8 @@ func scanRecipient(row scanner, extra ...any) (*recipient, error) {
 //     so a busy conversation does not mail every message).
 //
 // A mute (registerMuteCheck) turns push and email off for n. Nothing is
-// written for an account that is gone, or when every channel is off.
+// written for an account that is gone, or when no channel takes it (in-app
+// off, and no push device or email address that a push or email could go to).
 func addNotification(ctx context.Context, tx *sql.Tx, n *notify.Notification) error {
 	return addNotifications(ctx, tx, []*notify.Notification{n})
 }
@@ -198,7 +199,8 @@ func addNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification
 		switch {
 		case c.InApp:
 			inApp, inAppAt = append(inApp, n), append(inAppAt, i)
-		case c.Push || c.Email:
+		case (c.Push && rs[n.UserID].devices) || (c.Email && rs[n.UserID].email != ""):
+			// Only a push or an email that can go refers to it.
 			if err := insertQuietNotification(ctx, tx, n); err != nil {
 				return err
 			}

@@ -169,5 +169,40 @@ func TestNotificationsForMany(t *testing.T) {
 				t.Errorf("%s: %d notification stream events, want %d", c.user, got, c.stream)
 			}
 		}
+
+		// With the centre off for messages, a record is kept only for a push
+		// that can go: none without a device, a quiet one (read, not in the
+		// centre) with its push job once there is one.
+		quiet := register(t, db, clk, "ivy")
+		off := false
+		if _, err := st.UpdateSettings(ctx, quiet.ID, clk.Now(), func(s *notifications.Settings) error {
+			s.Overrides = map[string]notifications.Override{notify.KindMessage: {InApp: &off}}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		tell := func() {
+			t.Helper()
+			n := notify.New(clk.Now(), quiet.ID, notify.KindMessage, "Ann in Club", "psst", map[string]string{"conversation_id": "cnv_1"})
+			n.CollapseKey = "conversation:cnv_1"
+			if err := st.AddNotifications(ctx, []*notify.Notification{n}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tell()
+		if got := count(`SELECT COUNT(*) FROM notifications WHERE user_id = $1`, quiet.ID); got != 0 {
+			t.Errorf("in-app off, no device: %d records, want none", got)
+		}
+		if _, err := st.RegisterDevice(ctx, &notifications.Device{ID: "dev_2", UserID: quiet.ID, Platform: push.FCM, Token: "fcm-token-2",
+			Name: "phone", CreatedAt: clk.Now()}, 10); err != nil {
+			t.Fatal(err)
+		}
+		tell()
+		if got := count(`SELECT COUNT(*) FROM notifications WHERE user_id = $1 AND in_app = $2 AND read_at IS NOT NULL`, quiet.ID, false); got != 1 {
+			t.Errorf("in-app off, a device: %d quiet records, want 1", got)
+		}
+		if got := count(`SELECT COUNT(*) FROM notification_jobs WHERE user_id = $1 AND channel = 'push'`, quiet.ID); got != 1 {
+			t.Errorf("in-app off, a device: %d push jobs, want 1", got)
+		}
 	})
 }
