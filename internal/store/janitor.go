@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -31,31 +32,39 @@ func (db *DB) PurgeExpired(ctx context.Context, now time.Time, keep Retention) (
 	if keep.Stream <= 0 {
 		keep.Stream = DefaultRetention.Stream // a zero would purge every stream event at once
 	}
+	// The stream's expired rows are the oldest: those before the first row
+	// that is not, in sequence order (read from the start, which the
+	// delete reads anyway), or all of them when none is left. A row whose
+	// clock ran behind a later one's waits for the next run. The bound is
+	// found first so that the delete is planned with its value; the delete
+	// tests the time again, for a row below the bound that committed in
+	// between (PostgreSQL numbers rows before their transactions commit).
+	streamCutoff := micros(now.Add(-keep.Stream))
+	var streamBound sql.NullInt64
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(
+		(SELECT seq FROM stream_events WHERE created_at >= $1 ORDER BY seq LIMIT 1),
+		(SELECT MAX(seq) + 1 FROM stream_events))`, streamCutoff).Scan(&streamBound); err != nil {
+		return nil, fmt.Errorf("store: purge stream_events: %w", err)
+	}
 	jobs := []struct {
 		table, query string
-		arg          time.Time
+		args         []any
 	}{
-		{"web_sessions", `DELETE FROM web_sessions WHERE expires_at < $1`, now},
-		{"idempotency_keys", `DELETE FROM idempotency_keys WHERE created_at < $1`, now.Add(-keep.Idempotency)},
+		{"web_sessions", `DELETE FROM web_sessions WHERE expires_at < $1`, []any{micros(now)}},
+		{"idempotency_keys", `DELETE FROM idempotency_keys WHERE created_at < $1`, []any{micros(now.Add(-keep.Idempotency))}},
 		// An event still pending for some consumer is kept, however old.
 		{"outbox_events", `DELETE FROM outbox_events WHERE created_at < $1
-			AND NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.seq = outbox_events.seq)`, now.Add(-keep.Outbox)},
-		{"oauth_codes", `DELETE FROM oauth_codes WHERE expires_at < $1`, now.Add(-keepAfterExpiry)},
-		{"oauth_access_tokens", `DELETE FROM oauth_access_tokens WHERE expires_at < $1`, now.Add(-keepAfterExpiry)},
-		{"oauth_refresh_tokens", `DELETE FROM oauth_refresh_tokens WHERE expires_at < $1`, now},
-		// A client away longer than this reconnects without replay. The
-		// expired rows are the oldest: those before the first that is not,
-		// in sequence order (read from the start, which the delete reads
-		// anyway), or all when none is left. A row whose clock ran behind
-		// a later one's waits for the next run.
-		{"stream_events", `DELETE FROM stream_events WHERE seq < COALESCE(
-			(SELECT seq FROM stream_events WHERE created_at >= $1 ORDER BY seq LIMIT 1),
-			(SELECT MAX(seq) + 1 FROM stream_events))`, now.Add(-keep.Stream)},
-		{"login_attempts", `DELETE FROM login_attempts WHERE window_start < $1 AND locked_until < $1`, now.Add(-users.LoginWindow)},
+			AND NOT EXISTS (SELECT 1 FROM outbox_pending p WHERE p.seq = outbox_events.seq)`, []any{micros(now.Add(-keep.Outbox))}},
+		{"oauth_codes", `DELETE FROM oauth_codes WHERE expires_at < $1`, []any{micros(now.Add(-keepAfterExpiry))}},
+		{"oauth_access_tokens", `DELETE FROM oauth_access_tokens WHERE expires_at < $1`, []any{micros(now.Add(-keepAfterExpiry))}},
+		{"oauth_refresh_tokens", `DELETE FROM oauth_refresh_tokens WHERE expires_at < $1`, []any{micros(now)}},
+		// A client away longer than this reconnects without replay.
+		{"stream_events", `DELETE FROM stream_events WHERE seq < $1 AND created_at < $2`, []any{streamBound.Int64, streamCutoff}}, // NULL (no rows): 0, nothing
+		{"login_attempts", `DELETE FROM login_attempts WHERE window_start < $1 AND locked_until < $1`, []any{micros(now.Add(-users.LoginWindow))}},
 	}
 	out := map[string]int64{}
 	for _, j := range jobs {
-		res, err := db.ExecContext(ctx, j.query, micros(j.arg))
+		res, err := db.ExecContext(ctx, j.query, j.args...)
 		if err != nil {
 			return out, fmt.Errorf("store: purge %s: %w", j.table, err)
 		}
