@@ -24,14 +24,7 @@ func TestMessagingEventConversationForgetsErasedCreator(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, s *apptest.Server) {
 		cs := chatters(t, s, "ann", "bob", "cat")
 		ann, bob, cat := cs[0], cs[1], cs[2]
-		e := s.Event(t, ann.User, events.Draft{Title: "Annsecret doubles"})
-		for _, c := range []chatter{bob, cat} {
-			if r := api(t, s, "PUT", "/v1/events/"+e.ID+"/rsvp", eventsKey(t, s, c.User), `{"status":"going"}`); r.Status >= 300 {
-				t.Fatalf("rsvp: %d %s", r.Status, r.Body)
-			}
-		}
-		c := decode[map[string]any](t, api(t, s, "POST", "/v1/events/"+e.ID+"/conversation", bob.key, ""), 201)
-		id := c["id"].(string)
+		id := eventConversation(t, s, ann, "Annsecret doubles", bob, cat)
 		eraseChatter(t, s, ann)
 		if got := conversation(t, s, bob, id); got.Title != nil && strings.Contains(*got.Title, "Annsecret") {
 			t.Errorf("the conversation keeps the erased creator's title %q", *got.Title)
@@ -97,13 +90,7 @@ func TestErasedAccountKeepsNoStreamRows(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, s *apptest.Server) {
 		cs := chatters(t, s, "ann", "bob", "cat")
 		ann, bob, cat := cs[0], cs[1], cs[2]
-		e := s.Event(t, ann.User, events.Draft{Title: "doubles"})
-		for _, c := range []chatter{bob, cat} {
-			if r := api(t, s, "PUT", "/v1/events/"+e.ID+"/rsvp", eventsKey(t, s, c.User), `{"status":"going"}`); r.Status >= 300 {
-				t.Fatalf("rsvp: %d %s", r.Status, r.Body)
-			}
-		}
-		decode[map[string]any](t, api(t, s, "POST", "/v1/events/"+e.ID+"/conversation", bob.key, ""), 201)
+		eventConversation(t, s, ann, "doubles", bob, cat)
 		eraseChatter(t, s, cat)
 		var n int
 		if err := s.App.DB.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM stream_events WHERE user_id = $1`, cat.ID).Scan(&n); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/matchpoint-api/matchpoint/internal/apptest"
+	"github.com/matchpoint-api/matchpoint/internal/events"
 	"github.com/matchpoint-api/matchpoint/internal/httpapi"
 	"github.com/matchpoint-api/matchpoint/internal/messaging"
 	"github.com/matchpoint-api/matchpoint/internal/users"
@@ -106,4 +107,19 @@ func streamed(t testing.TB, s *apptest.Server, userID, kind string) []map[string
 		out = append(out, m)
 	}
 	return out
+}
+
+// eventConversation makes creator's event titled title, with going
+// answering going, and its conversation (asked for by the first of them);
+// it returns the conversation's id.
+func eventConversation(t testing.TB, s *apptest.Server, creator chatter, title string, going ...chatter) string {
+	t.Helper()
+	e := s.Event(t, creator.User, events.Draft{Title: title})
+	for _, c := range going {
+		if r := api(t, s, "PUT", "/v1/events/"+e.ID+"/rsvp", eventsKey(t, s, c.User), `{"status":"going"}`); r.Status >= 300 {
+			t.Fatalf("rsvp: %d %s", r.Status, r.Body)
+		}
+	}
+	c := decode[map[string]any](t, api(t, s, "POST", "/v1/events/"+e.ID+"/conversation", going[0].key, ""), 201)
+	return c["id"].(string)
 }
