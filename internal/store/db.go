@@ -66,9 +66,15 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		// that write several rows, which otherwise spill to a temporary file
 		// created and written anew in every transaction (a seventh of a
 		// message send's time in the writer).
+		// The file mapped into memory (up to SQLite's limit, 2 GiB): pages
+		// the page cache does not hold are read from the operating system's
+		// cache without a system call and a copy each; a one-word search
+		// over a million messages, which reads a few hundred of them, went
+		// from 6.4 to 4.5 ms of CPU.
 		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
-			"&_pragma=synchronous(NORMAL)&_pragma=cache_size(-32768)&_pragma=temp_store(MEMORY)&_txlock=immediate"
+			"&_pragma=synchronous(NORMAL)&_pragma=cache_size(-32768)&_pragma=temp_store(MEMORY)" +
+			"&_pragma=mmap_size(2147418112)&_txlock=immediate"
 		base, err := sqlite.NewConnector(dsn)
 		if err != nil {
 			return nil, fmt.Errorf("store: open sqlite: %w", err)
