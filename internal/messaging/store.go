@@ -115,7 +115,6 @@ type Locked interface {
 
 	Record(ctx context.Context, ev *outbox.Event) error
 	Stream(ctx context.Context, userIDs []string, kind string, data any, at time.Time) error
-	Notify(ctx context.Context, n *notify.Notification) error
-	// NotifyAll is Notify for several people at once.
+	// NotifyAll records notifications of the change, one per person told.
 	NotifyAll(ctx context.Context, ns []*notify.Notification) error
 }

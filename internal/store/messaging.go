@@ -342,10 +342,6 @@ func (l *lockedConversation) Stream(ctx context.Context, userIDs []string, kind 
 	return appendStream(ctx, l.tx, userIDs, kind, data, at)
 }
 
-func (l *lockedConversation) Notify(ctx context.Context, n *notify.Notification) error {
-	return addNotification(ctx, l.tx, n)
-}
-
 func (l *lockedConversation) NotifyAll(ctx context.Context, ns []*notify.Notification) error {
 	return addNotifications(ctx, l.tx, ns)
 }
