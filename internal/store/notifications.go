@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/matchpoint-api/matchpoint/internal/notifications"
@@ -65,6 +64,13 @@ type recipient struct {
 	deleted  bool
 	settings notifications.Settings
 	devices  bool // has push devices (read by loadRecipients only)
+}
+
+// reaches says whether a push or an email of choice can go to r: the only
+// reasons to silence a notification (a mute), or to keep one with the
+// centre off.
+func (r *recipient) reaches(c notifications.Choice) bool {
+	return (c.Push && r.devices) || (c.Email && r.email != "")
 }
 
 func loadRecipient(ctx context.Context, q querier, userID string) (*recipient, error) {
@@ -166,7 +172,7 @@ func addNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification
 	for _, n := range ns {
 		if r := rs[n.UserID]; r != nil && !r.deleted {
 			c := r.settings.Choice(n.Kind)
-			if (c.Push && r.devices) || (c.Email && r.email != "") {
+			if r.reaches(c) {
 				loud = append(loud, len(live))
 			}
 			live, choices = append(live, n), append(choices, c)
@@ -199,8 +205,7 @@ func addNotifications(ctx context.Context, tx *sql.Tx, ns []*notify.Notification
 		switch {
 		case c.InApp:
 			inApp, inAppAt = append(inApp, n), append(inAppAt, i)
-		case (c.Push && rs[n.UserID].devices) || (c.Email && rs[n.UserID].email != ""):
-			// Only a push or an email that can go refers to it.
+		case rs[n.UserID].reaches(c): // for the jobs that refer to it
 			if err := insertQuietNotification(ctx, tx, n); err != nil {
 				return err
 			}
@@ -314,11 +319,7 @@ func upsertChunk(ctx context.Context, tx *sql.Tx, ns []*notify.Notification, cre
 		if err != nil {
 			return err
 		}
-		p := make([]string, cols)
-		for j := range p {
-			p[j] = "$" + strconv.Itoa(i*cols+j+1)
-		}
-		rows[i] = "(" + strings.Join(p, ", ") + ")"
+		rows[i] = "(" + placeholders(i*cols+1, cols) + ")"
 		args = append(args, n.ID, n.UserID, n.Kind, n.Title, n.Body, string(data), n.CollapseKey, n.Count, micros(n.CreatedAt), micros(n.UpdatedAt))
 		byID[n.ID] = i
 		if n.CollapseKey != "" {
