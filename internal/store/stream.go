@@ -57,7 +57,8 @@ func appendStream(ctx context.Context, tx *sql.Tx, userIDs []string, kind string
 	for i, id := range userIDs {
 		entries[i] = streamEntry{userID: id, kind: kind, body: body, at: at}
 	}
-	return appendStreamEntries(ctx, tx, entries)
+	appendStreamEntries(tx, entries)
+	return nil
 }
 
 // streamEntry is one row of a user's stream, its data encoded. tags, when
@@ -72,11 +73,10 @@ type streamEntry struct {
 
 // appendStreamEntries adds entries to the stream rows tx writes when its
 // work ends (streamTxs).
-func appendStreamEntries(ctx context.Context, tx *sql.Tx, entries []streamEntry) error {
+func appendStreamEntries(tx *sql.Tx, entries []streamEntry) {
 	p, _ := streamTxs.LoadOrStore(tx, &streamPending{})
 	pending := p.(*streamPending)
 	pending.entries = append(pending.entries, entries...)
-	return nil
 }
 
 // flushStream writes the stream rows tx has added since the last flush.

@@ -27,6 +27,7 @@ func init() {
 			tags := &streamTags{conversationID: n.Data["conversation_id"], messageID: n.Data["message_id"]}
 			entries[i] = streamEntry{userID: n.UserID, kind: stream.KindNotification, body: body, at: n.UpdatedAt, tags: tags}
 		}
-		return appendStreamEntries(ctx, tx, entries)
+		appendStreamEntries(tx, entries)
+		return nil
 	})
 }
