@@ -109,11 +109,19 @@ func (c *stmtConn) stmt(ctx context.Context, query string) (*connStmt, error) {
 	return s, nil
 }
 
-func (c *stmtConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+// call is what a call on the connection runs with: its context (not
+// cancelled inside a transaction) and the kept statement for query, nil when
+// the call prepares its own.
+func (c *stmtConn) call(ctx context.Context, query string) (context.Context, *connStmt, error) {
 	if c.inTx {
 		ctx = context.WithoutCancel(ctx)
 	}
 	s, err := c.stmt(ctx, query)
+	return ctx, s, err
+}
+
+func (c *stmtConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	ctx, s, err := c.call(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -124,10 +132,7 @@ func (c *stmtConn) ExecContext(ctx context.Context, query string, args []driver.
 }
 
 func (c *stmtConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	if c.inTx {
-		ctx = context.WithoutCancel(ctx)
-	}
-	s, err := c.stmt(ctx, query)
+	ctx, s, err := c.call(ctx, query)
 	if err != nil {
 		return nil, err
 	}
