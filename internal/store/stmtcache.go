@@ -75,6 +75,7 @@ func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 
 // Close closes the cached statements and the database.
 func (db *DB) Close() error {
+	db.stopCheckpoints()
 	db.cache.mu.Lock()
 	for _, st := range db.cache.stmts {
 		st.Close()

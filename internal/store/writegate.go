@@ -47,4 +47,7 @@ func (db *DB) enterWrite(ctx context.Context) (func(), error) {
 	}
 }
 
-func (db *DB) leaveWrite() { <-db.gate }
+func (db *DB) leaveWrite() {
+	<-db.gate
+	db.wroteLog()
+}
