@@ -159,12 +159,13 @@ func (db *DB) inTx(ctx context.Context, body func(tx *sql.Tx) error) error {
 		return fmt.Errorf("store: begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	defer streamTxs.Delete(tx)
+	pendingTxs.Store(tx, &txPending{postgres: db.Dialect == Postgres})
+	defer pendingTxs.Delete(tx)
 	defer credTxs.Delete(tx)
 	if err := body(tx); err != nil {
 		return err
 	}
-	streamed, err := db.streamBeforeCommit(ctx, tx)
+	streamed, err := db.pendingBeforeCommit(ctx, tx)
 	if err != nil {
 		return err
 	}

@@ -13,8 +13,9 @@ var (
 // AppendStream lets tests write stream events as a domain's change would.
 var AppendStream = appendStream
 
-// FlushStream writes a transaction's stream events at once, as its end does.
-var FlushStream = flushStream
+// FlushPending writes the rows a transaction holds (its stream rows, its
+// outbox events...) at once, as its end does.
+var FlushPending = flushPending
 
 // CredCache reports the state of db's cache of API keys: whether it is in
 // use, how many keys it holds and how many lookups it answered.

@@ -282,15 +282,29 @@ func (l *lockedConversation) Message(ctx context.Context, id string) (*messaging
 }
 
 func (l *lockedConversation) InsertMessage(ctx context.Context, m *messaging.Message) error {
-	_, err := l.tx.ExecContext(ctx, `INSERT INTO messages (id, conversation_id, conv_seq, sender_id, thread_id, body, created_at)
+	res, err := l.tx.ExecContext(ctx, `INSERT INTO messages (id, conversation_id, conv_seq, sender_id, thread_id, body, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, m.ID, m.ConversationID, m.Seq, m.SenderID, nullString(m.ThreadID), m.Body, micros(m.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("store: insert message: %w", err)
+	}
+	// SQLite: its terms go into the full-text index with the others of the
+	// batch (pending.go). (PostgreSQL's are a column of the row.)
+	if p := pendingOf(l.tx); !p.postgres && m.Body != "" {
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return fmt.Errorf("store: insert message: %w", err)
+		}
+		p.terms.add(heldTerms{seq: seq, conversationID: m.ConversationID, body: m.Body})
 	}
 	return nil
 }
 
 func (l *lockedConversation) UpdateMessage(ctx context.Context, m *messaging.Message) error {
+	// The index's trigger replaces the message's terms: they must be there
+	// (a message sent in the same batch holds them until its end).
+	if err := flushPending(ctx, l.tx); err != nil {
+		return err
+	}
 	_, err := l.tx.ExecContext(ctx, `UPDATE messages SET body = $2, edited_at = $3, deleted_at = $4 WHERE id = $1`,
 		m.ID, m.Body, nullMicros(m.EditedAt), nullMicros(m.DeletedAt))
 	if err != nil {
@@ -342,8 +356,12 @@ func (l *lockedConversation) Stream(ctx context.Context, userIDs []string, kind 
 	return appendStream(ctx, l.tx, userIDs, kind, data, at)
 }
 
+// NotifyAll holds the notifications of a new message until the work of
+// its transaction ends (pending.go): a batch of sends writes all of theirs
+// at once.
 func (l *lockedConversation) NotifyAll(ctx context.Context, ns []*notify.Notification) error {
-	return addNotifications(ctx, l.tx, ns)
+	pendingOf(l.tx).notes.add(ns...)
+	return nil
 }
 
 // CheckPeople returns the first id that is not a live account the viewer
@@ -368,6 +386,9 @@ func init() {
 	// keeping their place in conversations and threads; its memberships
 	// end and its read markers and mutes go.
 	registerEraser("messages", []string{"sender_id"}, func(ctx context.Context, tx *sql.Tx, e erasure) error {
+		if err := flushPending(ctx, tx); err != nil { // terms held for the index's trigger, notifications to redact
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `UPDATE messages SET body = '', deleted_at = COALESCE(deleted_at, $2), sender_erased = TRUE
 			WHERE sender_id = $1`, e.UserID, micros(e.At))
 		return err

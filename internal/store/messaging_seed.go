@@ -74,6 +74,10 @@ func SeedMessaging(ctx context.Context, db *DB, convs []SeedConversation, n int,
 	start := now.Add(-time.Duration(n) * time.Second)
 	for done := 0; done < n; done += perTx {
 		err := db.Tx(ctx, func(tx *sql.Tx) error {
+			var last int64 // SQLite: the messages before these, whose terms are indexed
+			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM messages`).Scan(&last); err != nil {
+				return err
+			}
 			full, err := tx.PrepareContext(ctx, insert(rowsPer))
 			if err != nil {
 				return err
@@ -102,7 +106,11 @@ func SeedMessaging(ctx context.Context, db *DB, convs []SeedConversation, n int,
 					return err
 				}
 			}
-			return nil
+			if db.Dialect == SQLite { // as a send does (pending.go), all at once
+				_, err = tx.ExecContext(ctx, `INSERT INTO message_terms (rowid, terms)
+					SELECT seq, matchpoint_message_terms(conversation_id, body) FROM messages WHERE seq > $1 AND body <> ''`, last)
+			}
+			return err
 		})
 		if err != nil {
 			return fmt.Errorf("store: seed messages: %w", err)

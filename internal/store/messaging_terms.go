@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
@@ -76,6 +78,26 @@ func termsMatch(words, conversationIDs []string) string {
 		b.WriteByte(')')
 	}
 	return b.String()
+}
+
+// insertTerms writes new messages' terms into SQLite's index (a message
+// sent holds its terms until its transaction's work ends, pending.go;
+// migration 00093 took the index's insert trigger off).
+func insertTerms(ctx context.Context, tx *sql.Tx, ts []heldTerms) error {
+	for len(ts) > 0 {
+		part := ts[:min(len(ts), 1000)]
+		ts = ts[len(part):]
+		rows := make([]string, len(part))
+		args := make([]any, 0, 2*len(part))
+		for i, t := range part {
+			rows[i] = "(" + placeholders(2*i+1, 2) + ")"
+			args = append(args, t.seq, messageTerms(t.conversationID, t.body))
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO message_terms (rowid, terms) VALUES `+strings.Join(rows, ", "), args...); err != nil {
+			return fmt.Errorf("store: index messages: %w", err)
+		}
+	}
+	return nil
 }
 
 // The triggers of migration 00090 call matchpoint_message_terms(

@@ -12,23 +12,60 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/outbox"
 )
 
-// appendEvent writes an outbox event inside the transaction of its change,
-// with a pending row for every consumer: the event and its queue entries
-// commit (and become visible) together, or not at all.
+// appendEvent adds an outbox event to the transaction of its change, with
+// a pending row for every consumer: the event and its queue entries commit
+// (and become visible) together, or not at all. They are written when the
+// transaction's work ends (pending.go), with the other events of that work.
 func appendEvent(ctx context.Context, tx *sql.Tx, ev *outbox.Event) error {
 	if ev == nil {
 		return nil
 	}
-	var seq int64
-	err := tx.QueryRowContext(ctx,
-		`INSERT INTO outbox_events (id, type, user_id, audience, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq`,
-		ev.ID, ev.Type, nullString(ev.UserID), strings.Join(ev.Audience, " "), string(ev.Payload), micros(ev.Created)).Scan(&seq)
-	if err != nil {
-		return fmt.Errorf("store: append %s event: %w", ev.Type, err)
-	}
-	for _, c := range outbox.Consumers {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox_pending (consumer, seq) VALUES ($1, $2)`, c, seq); err != nil {
-			return fmt.Errorf("store: queue %s event: %w", ev.Type, err)
+	pendingOf(tx).events.add(ev)
+	return nil
+}
+
+// insertEvents writes events, in their order, and their consumers' pending
+// rows: on PostgreSQL in one statement (a round trip) per chunk, on SQLite
+// in two.
+func insertEvents(ctx context.Context, tx *sql.Tx, evs []*outbox.Event) error {
+	const cols, chunk = 6, 500
+	postgres := pendingOf(tx).postgres
+	for len(evs) > 0 {
+		part := evs[:min(len(evs), chunk)]
+		evs = evs[len(part):]
+		rows := make([]string, len(part))
+		args := make([]any, 0, cols*len(part)+len(outbox.Consumers))
+		for i, ev := range part {
+			rows[i] = "(" + placeholders(i*cols+1, cols) + ")"
+			args = append(args, ev.ID, ev.Type, nullString(ev.UserID), strings.Join(ev.Audience, " "), string(ev.Payload), micros(ev.Created))
+		}
+		insert := `INSERT INTO outbox_events (id, type, user_id, audience, payload, created_at) VALUES ` + strings.Join(rows, ", ") + ` RETURNING seq`
+		if postgres {
+			consumers := make([]string, len(outbox.Consumers))
+			for i, c := range outbox.Consumers {
+				args = append(args, c)
+				consumers[i] = fmt.Sprintf("($%d)", len(args))
+			}
+			if _, err := tx.ExecContext(ctx, `WITH e AS (`+insert+`)
+				INSERT INTO outbox_pending (consumer, seq) SELECT c.consumer, e.seq FROM e CROSS JOIN (VALUES `+strings.Join(consumers, ", ")+`) AS c(consumer)`, args...); err != nil {
+				return fmt.Errorf("store: append %s event: %w", part[0].Type, err)
+			}
+			continue
+		}
+		seqs, err := queryInt64s(ctx, tx, insert, args...)
+		if err != nil {
+			return fmt.Errorf("store: append %s event: %w", part[0].Type, err)
+		}
+		pending := make([]string, 0, len(seqs)*len(outbox.Consumers))
+		pargs := make([]any, 0, 2*cap(pending))
+		for _, seq := range seqs {
+			for _, c := range outbox.Consumers {
+				pargs = append(pargs, c, seq)
+				pending = append(pending, fmt.Sprintf("($%d, $%d)", len(pargs)-1, len(pargs)))
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox_pending (consumer, seq) VALUES `+strings.Join(pending, ", "), pargs...); err != nil {
+			return fmt.Errorf("store: queue %s event: %w", part[0].Type, err)
 		}
 	}
 	return nil
@@ -184,6 +221,24 @@ func (o *Outbox) Recorded(ctx context.Context, seq int64, limit int) ([]outbox.E
 }
 
 // placeholders returns "$from, $from+1, ..." for n arguments.
+// queryInt64s runs a query of one integer column.
+func queryInt64s(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 func placeholders(from, n int) string {
 	var b strings.Builder
 	for i := range n {
@@ -203,6 +258,9 @@ func init() {
 // of their resources: an erased account's email, names or words must not
 // live on in the outbox, or reach a webhook subscriber later.
 func redactEvents(ctx context.Context, tx *sql.Tx, e erasure) error {
+	if err := flushPending(ctx, tx); err != nil { // events held until now
+		return err
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT id, payload FROM outbox_events WHERE user_id = $1`, e.UserID)
 	if err != nil {
 		return fmt.Errorf("store: read events to redact: %w", err)

@@ -31,6 +31,9 @@ func record(t *testing.T, db *store.DB, ev outbox.Event) {
 	if err := store.AppendEvent(ctx, tx, &ev); err != nil {
 		t.Fatal(err)
 	}
+	if err := store.FlushPending(ctx, tx); err != nil { // as DB.Tx does before its commit
+		t.Fatal(err)
+	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +137,10 @@ func TestOutboxLateCommit(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer slow.Rollback()
-		if err := store.AppendEvent(ctx, slow, &first); err != nil { // takes the lower seq
+		if err := store.AppendEvent(ctx, slow, &first); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.FlushPending(ctx, slow); err != nil { // takes the lower seq
 			t.Fatal(err)
 		}
 		record(t, db, second) // takes a higher seq and commits first

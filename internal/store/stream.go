@@ -23,24 +23,6 @@ import (
 // 8,000 bytes), and the notifications of one transaction fold into one.
 const streamChannel = "matchpoint_stream"
 
-// streamTxs holds the transactions that append stream rows, until DB.Tx
-// ends them. Their rows wait here until the end of the transaction's
-// work (flushStream), and then go in one statement: a message's rows for
-// its members and its members' notifications are one insert. After the
-// commit DB.Tx wakes this process's hub.
-//
-// Written last, the rows also take their sequence numbers just before the
-// commit: the stream waits only so long for a number whose transaction has
-// yet to commit.
-var streamTxs sync.Map // *sql.Tx -> *streamPending
-
-// streamPending is a transaction's stream rows not yet written, and
-// whether it wrote some already.
-type streamPending struct {
-	entries []streamEntry
-	wrote   bool
-}
-
 // appendStream writes kind with data to the real-time stream of every user in
 // userIDs, inside the transaction of the change it reports: the stream shows
 // a change only once it commits, and a reconnect replays it from here. Domains
@@ -72,42 +54,11 @@ type streamEntry struct {
 }
 
 // appendStreamEntries adds entries to the stream rows tx writes when its
-// work ends (streamTxs).
+// work ends (pending.go). Written last, the rows take their sequence
+// numbers just before the commit: the stream waits only so long for a
+// number whose transaction has yet to commit.
 func appendStreamEntries(tx *sql.Tx, entries []streamEntry) {
-	p, _ := streamTxs.LoadOrStore(tx, &streamPending{})
-	pending := p.(*streamPending)
-	pending.entries = append(pending.entries, entries...)
-}
-
-// flushStream writes the stream rows tx has added since the last flush.
-// DB.Tx calls it when a transaction's function returns without error
-// (each one of a batch: batched work that rolls back drops its rows with
-// dropStream); a statement that reads the stream in the transaction calls
-// it first.
-func flushStream(ctx context.Context, tx *sql.Tx) error {
-	p, ok := streamTxs.Load(tx)
-	if !ok {
-		return nil
-	}
-	pending := p.(*streamPending)
-	for len(pending.entries) > 0 {
-		n := min(len(pending.entries), 1000) // well within either engine's limit of parameters
-		if err := insertStream(ctx, tx, pending.entries[:n]); err != nil {
-			return err
-		}
-		pending.entries = pending.entries[n:]
-		pending.wrote = true
-	}
-	pending.entries = nil
-	return nil
-}
-
-// dropStream forgets the stream rows tx has added since the last flush: the
-// work that added them rolled back.
-func dropStream(tx *sql.Tx) {
-	if p, ok := streamTxs.Load(tx); ok {
-		p.(*streamPending).entries = nil
-	}
+	pendingOf(tx).stream.add(entries...)
 }
 
 // insertStream writes entries in one statement (a message to a group of
@@ -152,7 +103,7 @@ func init() {
 	// own earlier steps addressed to it (leaving an event's conversation),
 	// which wait in the transaction until written here.
 	registerEraser("stream_events", []string{"user_id"}, func(ctx context.Context, tx *sql.Tx, e erasure) error {
-		if err := flushStream(ctx, tx); err != nil {
+		if err := flushPending(ctx, tx); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM stream_events WHERE user_id = $1`, e.UserID)
@@ -166,18 +117,18 @@ func init() {
 	})
 }
 
-// streamBeforeCommit writes the stream rows a transaction has left to
-// write, and says whether it wrote some. (On PostgreSQL the table's
+// pendingBeforeCommit writes the rows a transaction has left to write,
+// and says whether it wrote stream rows. (On PostgreSQL the stream table's
 // trigger adds the NOTIFY that wakes the other nodes, delivered when, and
 // only if, the transaction commits.)
-func (db *DB) streamBeforeCommit(ctx context.Context, tx *sql.Tx) (wrote bool, err error) {
-	if err := flushStream(ctx, tx); err != nil {
+func (db *DB) pendingBeforeCommit(ctx context.Context, tx *sql.Tx) (streamed bool, err error) {
+	if err := flushPending(ctx, tx); err != nil {
 		return false, err
 	}
-	if p, ok := streamTxs.Load(tx); ok {
-		wrote = p.(*streamPending).wrote
+	if p, ok := pendingTxs.Load(tx); ok {
+		streamed = p.(*txPending).wroteStream
 	}
-	return wrote, nil
+	return streamed, nil
 }
 
 // streamCommitted wakes this process's hub after a commit of stream rows.

@@ -65,7 +65,7 @@ var streamVisible = `(e.conversation_id IS NULL OR e.kind = '` + messaging.Strea
 // title (which names them) generic and the message marked as from a
 // deleted user.
 func redactStream(ctx context.Context, tx *sql.Tx, erased bool, where string, args ...any) error {
-	if err := flushStream(ctx, tx); err != nil {
+	if err := flushPending(ctx, tx); err != nil {
 		return err
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT seq, kind, data FROM stream_events WHERE `+where, args...)

@@ -215,7 +215,7 @@ func TestStreamHubLateCommit(t *testing.T) {
 				}
 				// Written now (not when the function returns), so that it
 				// holds its sequence number uncommitted.
-				if err := store.FlushStream(ctx, tx); err != nil {
+				if err := store.FlushPending(ctx, tx); err != nil {
 					return err
 				}
 				close(inserted)
@@ -247,7 +247,7 @@ func TestStreamHubLateCommit(t *testing.T) {
 			if err := store.AppendStream(ctx, tx, []string{ann.ID}, "test.event", "rolled back", clk.Now()); err != nil {
 				return err
 			}
-			if err := store.FlushStream(ctx, tx); err != nil {
+			if err := store.FlushPending(ctx, tx); err != nil {
 				return err
 			}
 			return fmt.Errorf("change of mind")

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/matchpoint-api/matchpoint/internal/clock"
+	"github.com/matchpoint-api/matchpoint/internal/outbox"
 	"github.com/matchpoint-api/matchpoint/internal/store"
 	"github.com/matchpoint-api/matchpoint/internal/testdb"
 )
@@ -100,6 +102,69 @@ func TestTxOutcomesStayApart(t *testing.T) {
 				if errs[i] != nil || panics[i] != nil || rows != 1 {
 					t.Errorf("transaction %d: error %v, panic %v, %d rows; want its row", i, errs[i], panics[i], rows)
 				}
+			}
+		}
+	})
+}
+
+// TestTxHeldRowsFollowTheirTransaction: the rows a transaction holds until
+// its work ends (outbox events, stream rows) are written once each for
+// those that commit and never for the others, when transactions run at
+// once (on SQLite, in one batch), including those that write what is held
+// part-way (a redaction does) and then fail: the rows of the batch's
+// earlier transactions that such a write took with it are held again.
+func TestTxHeldRowsFollowTheirTransaction(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		ann := register(t, db, clk, "ann")
+		const n = 140
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		evs := make([]outbox.Event, n)
+		for i := range n {
+			evs[i] = newEvent(t, clk.Now(), ann.ID)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { _ = recover() }()
+				errs[i] = db.Tx(ctx, func(tx *sql.Tx) error {
+					if err := store.AppendEvent(ctx, tx, &evs[i]); err != nil {
+						return err
+					}
+					if err := store.AppendStream(ctx, tx, []string{ann.ID}, "test.held", fmt.Sprint("k", i), clk.Now()); err != nil {
+						return err
+					}
+					if i%7 == 4 || i%7 == 6 { // written part-way
+						if err := store.FlushPending(ctx, tx); err != nil {
+							return err
+						}
+					}
+					switch i % 7 {
+					case 1, 4:
+						return errors.New("refused")
+					case 2:
+						panic(fmt.Sprint("boom ", i))
+					}
+					return nil
+				})
+			}()
+		}
+		wg.Wait()
+		for i := range n {
+			var events, rows int
+			if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox_events WHERE id = $1`, evs[i].ID).Scan(&events); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM stream_events WHERE kind = 'test.held' AND data = $1`, fmt.Sprintf(`"k%d"`, i)).Scan(&rows); err != nil {
+				t.Fatal(err)
+			}
+			want := 1
+			if i%7 == 1 || i%7 == 2 || i%7 == 4 {
+				want = 0
+			}
+			if events != want || rows != want {
+				t.Errorf("transaction %d (error %v): %d events, %d stream rows; want %d of each", i, errs[i], events, rows, want)
 			}
 		}
 	})

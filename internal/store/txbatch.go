@@ -15,8 +15,9 @@ import (
 // every other one that waited, in one SQLite transaction, each inside a
 // savepoint of its own. One commit writes their pages to the log once (a
 // page that several of them changed, such as the end of an index, once),
-// and the full-text index gets one segment for all of them instead of one
-// each. Each caller still gets its own outcome: an error or a panic in one
+// and the rows they hold for the end of the work (pending.go: outbox
+// events, stream rows, new messages' notifications and full-text terms)
+// go in one statement per kind for all of them. Each caller still gets its own outcome: an error or a panic in one
 // rolls back its savepoint alone, and nobody hears of success before the
 // commit. Only the waiting is shared: with a single writer at a time,
 // nothing runs later than it would have.
@@ -157,13 +158,12 @@ func (b *txBatcher) runBatch() {
 			if _, err := tx.ExecContext(ctx, `SAVEPOINT batched`); err != nil {
 				return fmt.Errorf("store: savepoint: %w", err)
 			}
+			// Rows held for the end of the batch (pending.go) that this
+			// job adds are its own, dropped if it rolls back.
+			beginJob(tx)
 			outs[i] = runJob(jobs[i], tx)
-			if outs[i].err == nil && !outs[i].panicked {
-				// Its stream rows, inside its savepoint.
-				outs[i].err = flushStream(ctx, tx)
-			}
 			if outs[i].err != nil || outs[i].panicked {
-				dropStream(tx)
+				rollbackJob(tx)
 				if _, err := tx.ExecContext(ctx, `ROLLBACK TO batched`); err != nil {
 					// The transaction is gone (SQLite ends it on some
 					// errors): so is the work of the jobs before this one.
