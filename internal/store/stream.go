@@ -62,22 +62,35 @@ func appendStreamEntries(tx *sql.Tx, entries []streamEntry) {
 }
 
 // insertStream writes entries in one statement (a message to a group of
-// 100 is 100 rows; on PostgreSQL each statement is a round trip). An entry
-// with the same kind, time and body (the same encoded bytes) as the one
-// before it shares its parameters, so that a group's copies of one message
-// send the message once.
+// 100 is 100 rows; on PostgreSQL each statement is a round trip). On
+// PostgreSQL an entry with the same kind, time and body (the same encoded
+// bytes) as the one before it shares its parameters, so that a group's
+// copies of one message cross the network once; on SQLite, in the same
+// process, each row has its own, in order, which SQLite binds in linear
+// time (sqlite_stmts.go, positional).
 func insertStream(ctx context.Context, tx *sql.Tx, entries []streamEntry) error {
+	share := pendingOf(tx).postgres
 	rows := make([]string, len(entries))
-	args := make([]any, 0, 7+len(entries))
+	args := make([]any, 0, 7*len(entries))
 	shared := 0 // the parameter number of the current shared columns
+	var t *streamTags
+	var body string
 	for i, e := range entries {
-		if i == 0 || !sameStreamData(entries[i-1], e) {
-			t := e.tags
-			if t == nil {
+		same := i > 0 && sameStreamData(entries[i-1], e)
+		if !same {
+			if t = e.tags; t == nil {
 				tt := tagsOf(e.kind, e.body)
 				t = &tt
 			}
-			args = append(args, e.kind, string(e.body), micros(e.at), nullString(t.conversationID), nullString(t.messageID), nullString(t.actorID))
+			body = string(e.body)
+		}
+		if !share {
+			args = append(args, e.userID, e.kind, body, micros(e.at), nullString(t.conversationID), nullString(t.messageID), nullString(t.actorID))
+			rows[i] = "(" + placeholders(len(args)-6, 7) + ")"
+			continue
+		}
+		if !same {
+			args = append(args, e.kind, body, micros(e.at), nullString(t.conversationID), nullString(t.messageID), nullString(t.actorID))
 			shared = len(args) - 5
 		}
 		args = append(args, e.userID)
