@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,11 +73,11 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		// cache without a system call and a copy each; a one-word search
 		// over a million messages, which reads a few hundred of them, went
 		// from 6.4 to 4.5 ms of CPU.
-		// No checkpoints by the writer (checkpoint.go).
+		// Checkpoints beside the writer, not in it (checkpoint.go).
 		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
 			"&_pragma=synchronous(NORMAL)&_pragma=cache_size(-32768)&_pragma=temp_store(MEMORY)" +
-			"&_pragma=mmap_size(2147418112)&_pragma=wal_autocheckpoint(0)&_txlock=immediate"
+			"&_pragma=mmap_size(2147418112)&_pragma=wal_autocheckpoint(" + strconv.Itoa(walBound) + ")&_txlock=immediate"
 		base, err := sqlite.NewConnector(dsn)
 		if err != nil {
 			return nil, fmt.Errorf("store: open sqlite: %w", err)
