@@ -212,15 +212,18 @@ func fromNullMicros(n sql.NullInt64) *time.Time {
 }
 
 // scanStrings reads a one-column result of strings and closes rows.
-func scanStrings(rows *sql.Rows) ([]string, error) {
+func scanStrings(rows *sql.Rows) ([]string, error) { return scanColumn[string](rows) }
+
+// scanColumn reads a one-column result and closes rows.
+func scanColumn[T any](rows *sql.Rows) ([]T, error) {
 	defer rows.Close()
-	var out []string
+	var out []T
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		var v T
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, s)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }

@@ -52,7 +52,11 @@ func insertEvents(ctx context.Context, tx *sql.Tx, evs []*outbox.Event) error {
 			}
 			continue
 		}
-		seqs, err := queryInt64s(ctx, tx, insert, args...)
+		res, err := tx.QueryContext(ctx, insert, args...)
+		if err != nil {
+			return fmt.Errorf("store: append %s event: %w", part[0].Type, err)
+		}
+		seqs, err := scanColumn[int64](res)
 		if err != nil {
 			return fmt.Errorf("store: append %s event: %w", part[0].Type, err)
 		}
@@ -221,24 +225,6 @@ func (o *Outbox) Recorded(ctx context.Context, seq int64, limit int) ([]outbox.E
 }
 
 // placeholders returns "$from, $from+1, ..." for n arguments.
-// queryInt64s runs a query of one integer column.
-func queryInt64s(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var v int64
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
 func placeholders(from, n int) string {
 	var b strings.Builder
 	for i := range n {
