@@ -94,14 +94,22 @@ func pendingOf(tx *sql.Tx) *txPending {
 	return p.(*txPending)
 }
 
+// heldList is what beginJob and rollbackJob do to each kind of held row.
+type heldList interface {
+	begin()
+	rollback()
+}
+
+func (p *txPending) lists() [4]heldList {
+	return [4]heldList{&p.notes, &p.events, &p.terms, &p.stream}
+}
+
 // beginJob marks where the next job of a batch starts.
 func beginJob(tx *sql.Tx) {
 	if p, ok := pendingTxs.Load(tx); ok {
-		p := p.(*txPending)
-		p.notes.begin()
-		p.events.begin()
-		p.terms.begin()
-		p.stream.begin()
+		for _, h := range p.(*txPending).lists() {
+			h.begin()
+		}
 	}
 }
 
@@ -109,11 +117,9 @@ func beginJob(tx *sql.Tx) {
 // savepoint.
 func rollbackJob(tx *sql.Tx) {
 	if p, ok := pendingTxs.Load(tx); ok {
-		p := p.(*txPending)
-		p.notes.rollback()
-		p.events.rollback()
-		p.terms.rollback()
-		p.stream.rollback()
+		for _, h := range p.(*txPending).lists() {
+			h.rollback()
+		}
 	}
 }
 
