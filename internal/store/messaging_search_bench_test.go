@@ -33,17 +33,7 @@ func BenchmarkMessagesSearch(b *testing.B) {
 			ctx := context.Background()
 			db := testdb.Open(b, testdb.NewURL(b, d))
 			now := time.Now().UTC()
-			people := make([]string, 200)
-			for i := range people {
-				name := "member" + strconv.Itoa(1000+i)
-				u := &users.User{ID: idgen.New(idgen.User), Email: name + "@example.com", EmailKey: name + "@example.com", Username: name, UsernameKey: name,
-					Sports: []string{}, SkillLevels: map[string]string{}, Availability: []users.Slot{}, Timezone: "UTC",
-					Privacy: users.DefaultPrivacy, Role: auth.RoleMember, Tier: users.TierFree, CreatedAt: now, UpdatedAt: now}
-				if err := store.NewUsers(db).CreateUser(ctx, u, nil); err != nil {
-					b.Fatal(err)
-				}
-				people[i] = u.ID
-			}
+			people := benchPeople(b, db, "member", 200, now)
 			rng := rand.New(rand.NewPCG(3, 4))
 			convs := make([]store.SeedConversation, max(n/1000, 100))
 			for i := range convs {
@@ -92,4 +82,22 @@ func BenchmarkMessagesSearch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchPeople creates n accounts named prefix1000, prefix1001 ... and
+// returns their ids.
+func benchPeople(b *testing.B, db *store.DB, prefix string, n int, now time.Time) []string {
+	b.Helper()
+	people := make([]string, n)
+	for i := range people {
+		name := prefix + strconv.Itoa(1000+i)
+		u := &users.User{ID: idgen.New(idgen.User), Email: name + "@example.com", EmailKey: name + "@example.com", Username: name, UsernameKey: name,
+			Sports: []string{}, SkillLevels: map[string]string{}, Availability: []users.Slot{}, Timezone: "UTC",
+			Privacy: users.DefaultPrivacy, Role: auth.RoleMember, Tier: users.TierFree, CreatedAt: now, UpdatedAt: now}
+		if err := store.NewUsers(db).CreateUser(context.Background(), u, nil); err != nil {
+			b.Fatal(err)
+		}
+		people[i] = u.ID
+	}
+	return people
 }

@@ -2,18 +2,15 @@ package store_test
 
 import (
 	"context"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/matchpoint-api/matchpoint/internal/auth"
 	"github.com/matchpoint-api/matchpoint/internal/clock"
 	idgen "github.com/matchpoint-api/matchpoint/internal/ids"
 	"github.com/matchpoint-api/matchpoint/internal/messaging"
 	"github.com/matchpoint-api/matchpoint/internal/store"
 	"github.com/matchpoint-api/matchpoint/internal/testdb"
-	"github.com/matchpoint-api/matchpoint/internal/users"
 )
 
 // BenchmarkMessagesSend measures the store's share of a message send, as
@@ -29,17 +26,7 @@ func BenchmarkMessagesSend(b *testing.B) {
 			db := testdb.Open(b, testdb.NewURL(b, d))
 			now := time.Now().UTC()
 			const senders = 8
-			people := make([]string, senders+2)
-			for i := range people {
-				name := "sender" + strconv.Itoa(1000+i)
-				u := &users.User{ID: idgen.New(idgen.User), Email: name + "@example.com", EmailKey: name + "@example.com", Username: name, UsernameKey: name,
-					Sports: []string{}, SkillLevels: map[string]string{}, Availability: []users.Slot{}, Timezone: "UTC",
-					Privacy: users.DefaultPrivacy, Role: auth.RoleMember, Tier: users.TierFree, CreatedAt: now, UpdatedAt: now}
-				if err := store.NewUsers(db).CreateUser(ctx, u, nil); err != nil {
-					b.Fatal(err)
-				}
-				people[i] = u.ID
-			}
+			people := benchPeople(b, db, "sender", senders+2, now)
 			convs := make([]store.SeedConversation, senders)
 			for i := range convs {
 				convs[i] = store.SeedConversation{ID: idgen.New(idgen.Conversation), Members: []string{people[i], people[i+1], people[i+2]}}
