@@ -152,7 +152,7 @@ func (b *txBatcher) runBatch() {
 		}
 	}()
 	ctx := context.Background()
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := batchTx(ctx, db, func(tx *sql.Tx) error {
 		start := time.Now()
 		for i := 0; i < len(jobs); i++ {
 			if _, err := tx.ExecContext(ctx, `SAVEPOINT batched`); err != nil {
@@ -188,6 +188,20 @@ func (b *txBatcher) runBatch() {
 			}
 		}
 	}
+}
+
+// batchTx is db.inTx for a batch, with a panic outside the jobs (in
+// writing the rows they hold, pending.go, or in the commit) turned into
+// the batch's error: inTx has rolled back by then, and every job that did
+// not fail on its own must hear so, not the success it was about to be
+// told.
+func batchTx(ctx context.Context, db *DB, body func(tx *sql.Tx) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("store: the batch failed: %v", r)
+		}
+	}()
+	return db.inTx(ctx, body)
 }
 
 // runJob runs a job's function, turning a panic into its outcome.
