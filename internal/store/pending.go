@@ -130,6 +130,10 @@ func flushPending(ctx context.Context, tx *sql.Tx) error {
 		return nil
 	}
 	pending := p.(*txPending)
+	// The stream rows of the notifications come first, as when each change
+	// wrote its notifications before its own rows (a client that clears a
+	// conversation's badge on its new message sees the message last).
+	changes := len(pending.stream.items)
 	if ns := pending.notes.take(); len(ns) > 0 {
 		if err := addNotifications(ctx, tx, ns); err != nil {
 			return err
@@ -146,12 +150,14 @@ func flushPending(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	if es := pending.stream.take(); len(es) > 0 {
-		for len(es) > 0 {
-			n := min(len(es), 1000) // well within either engine's limit of parameters
-			if err := insertStream(ctx, tx, es[:n]); err != nil {
-				return err
+		for _, part := range [2][]streamEntry{es[changes:], es[:changes]} {
+			for len(part) > 0 {
+				n := min(len(part), 1000) // well within either engine's limit of parameters
+				if err := insertStream(ctx, tx, part[:n]); err != nil {
+					return err
+				}
+				part = part[n:]
 			}
-			es = es[n:]
 		}
 		pending.wroteStream = true
 	}
