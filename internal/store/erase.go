@@ -62,8 +62,13 @@ func revokeRowsOf(table, column string) {
 	})
 }
 
-// eraseAccount runs every registered eraser inside tx.
+// eraseAccount runs every registered eraser inside tx, after writing the
+// rows tx holds (pending.go): the erasers then find, whatever their order,
+// every event, stream row, notification and index term the batch added.
 func eraseAccount(ctx context.Context, tx *sql.Tx, e erasure) error {
+	if err := flushPending(ctx, tx); err != nil {
+		return fmt.Errorf("store: erase: %w", err)
+	}
 	for _, er := range erasers {
 		if err := er.erase(ctx, tx, e); err != nil {
 			return fmt.Errorf("store: erase %s: %w", er.table, err)
