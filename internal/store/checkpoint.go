@@ -11,7 +11,7 @@ import (
 // 1,000 pages does it, there and then: that is the writer, which every
 // write of the process waits for, and it spent an eighth of its time
 // copying pages and syncing the file. Here a goroutine of the process runs
-// PASSIVE checkpoints instead, on a connection of its own, a little after
+// PASSIVE checkpoints instead, on a connection of the pool, a little after
 // writes: PASSIVE takes no lock that a reader or the writer waits for, so
 // the copying runs beside them on another core. The writer checkpoints
 // only past walBound pages (wal_autocheckpoint in Open), which the
