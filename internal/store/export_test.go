@@ -1,5 +1,11 @@
 package store
 
+import (
+	"database/sql"
+
+	"github.com/matchpoint-api/matchpoint/internal/notify"
+)
+
 // AppendEvent lets tests record an event inside a transaction they hold.
 var AppendEvent = appendEvent
 
@@ -16,6 +22,10 @@ var AppendStream = appendStream
 // FlushPending writes the rows a transaction holds (its stream rows, its
 // outbox events...) at once, as its end does.
 var FlushPending = flushPending
+
+// HoldNotifications holds notifications in tx until its work ends, as a
+// message send's are.
+func HoldNotifications(tx *sql.Tx, ns ...*notify.Notification) { pendingOf(tx).notes.add(ns...) }
 
 // CredCache reports the state of db's cache of API keys: whether it is in
 // use, how many keys it holds and how many lookups it answered.

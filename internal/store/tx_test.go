@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/clock"
+	"github.com/matchpoint-api/matchpoint/internal/notify"
 	"github.com/matchpoint-api/matchpoint/internal/outbox"
 	"github.com/matchpoint-api/matchpoint/internal/store"
 	"github.com/matchpoint-api/matchpoint/internal/testdb"
@@ -108,7 +109,7 @@ func TestTxOutcomesStayApart(t *testing.T) {
 }
 
 // TestTxHeldRowsFollowTheirTransaction: the rows a transaction holds until
-// its work ends (outbox events, stream rows) are written once each for
+// its work ends (outbox events, stream rows, notifications) are written once each for
 // those that commit and never for the others, when transactions run at
 // once (on SQLite, in one batch), including those that write what is held
 // part-way (a redaction does) and then fail: the rows of the batch's
@@ -135,6 +136,7 @@ func TestTxHeldRowsFollowTheirTransaction(t *testing.T) {
 					if err := store.AppendStream(ctx, tx, []string{ann.ID}, "test.held", fmt.Sprint("k", i), clk.Now()); err != nil {
 						return err
 					}
+					store.HoldNotifications(tx, notify.New(clk.Now(), ann.ID, notify.KindMatchRequested, fmt.Sprint("k", i), "", nil))
 					if i%7 == 4 || i%7 == 6 { // written part-way
 						if err := store.FlushPending(ctx, tx); err != nil {
 							return err
@@ -159,12 +161,16 @@ func TestTxHeldRowsFollowTheirTransaction(t *testing.T) {
 			if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM stream_events WHERE kind = 'test.held' AND data = $1`, fmt.Sprintf(`"k%d"`, i)).Scan(&rows); err != nil {
 				t.Fatal(err)
 			}
+			var notes int
+			if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM notifications WHERE user_id = $1 AND title = $2`, ann.ID, fmt.Sprint("k", i)).Scan(&notes); err != nil {
+				t.Fatal(err)
+			}
 			want := 1
 			if i%7 == 1 || i%7 == 2 || i%7 == 4 {
 				want = 0
 			}
-			if events != want || rows != want {
-				t.Errorf("transaction %d (error %v): %d events, %d stream rows; want %d of each", i, errs[i], events, rows, want)
+			if events != want || rows != want || notes != want {
+				t.Errorf("transaction %d (error %v): %d events, %d stream rows, %d notifications; want %d of each", i, errs[i], events, rows, notes, want)
 			}
 		}
 	})
