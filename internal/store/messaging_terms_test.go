@@ -10,6 +10,7 @@ import (
 	"github.com/matchpoint-api/matchpoint/internal/messaging"
 	"github.com/matchpoint-api/matchpoint/internal/store"
 	"github.com/matchpoint-api/matchpoint/internal/testdb"
+	"github.com/matchpoint-api/matchpoint/internal/users"
 )
 
 // TestMessageTermsAcrossOneTransaction: a message sent and then edited,
@@ -20,12 +21,7 @@ import (
 func TestMessageTermsAcrossOneTransaction(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
 		ctx := context.Background()
-		clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-		ann, bob := register(t, db, clk, "ann"), register(t, db, clk, "bob")
-		conv := store.SeedConversation{ID: idgen.New(idgen.Conversation), Members: []string{ann.ID, bob.ID}}
-		if err := store.SeedMessaging(ctx, db, []store.SeedConversation{conv}, 0, nil, clk.Now()); err != nil {
-			t.Fatal(err)
-		}
+		clk, ann, bob, conv := twoInConversation(t, db)
 		st := store.NewMessaging(db)
 		edited := &messaging.Message{ID: idgen.New(idgen.Message), ConversationID: conv.ID, SenderID: ann.ID, Body: "volley practice", CreatedAt: clk.Now(), Seq: 1}
 		deleted := &messaging.Message{ID: idgen.New(idgen.Message), ConversationID: conv.ID, SenderID: ann.ID, Body: "secret smash", CreatedAt: clk.Now(), Seq: 2}
@@ -58,40 +54,15 @@ func TestMessageTermsAcrossOneTransaction(t *testing.T) {
 	})
 }
 
-// TestSendStreamsTheNotificationFirst: a recipient's stream has a new
-// message's notification before the message itself, so that a client that
-// clears a conversation's badge when its new message arrives is not shown
-// the badge again by the notification that follows.
-func TestSendStreamsTheNotificationFirst(t *testing.T) {
-	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
-		ctx := context.Background()
-		clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-		ann, bob := register(t, db, clk, "ann"), register(t, db, clk, "bob")
-		conv := store.SeedConversation{ID: idgen.New(idgen.Conversation), Members: []string{ann.ID, bob.ID}}
-		if err := store.SeedMessaging(ctx, db, []store.SeedConversation{conv}, 0, nil, clk.Now()); err != nil {
-			t.Fatal(err)
-		}
-		svc := messaging.NewService(store.NewMessaging(db), clk)
-		for _, body := range []string{"first", "second"} {
-			if _, err := svc.Send(ctx, conv.ID, ann.ID, body, ""); err != nil {
-				t.Fatal(err)
-			}
-		}
-		rows, err := db.QueryContext(ctx, `SELECT kind FROM stream_events WHERE user_id = $1 ORDER BY seq`, bob.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var kinds []string
-		for rows.Next() {
-			var k string
-			if err := rows.Scan(&k); err != nil {
-				t.Fatal(err)
-			}
-			kinds = append(kinds, k)
-		}
-		rows.Close()
-		if len(kinds) != 4 || kinds[1] != messaging.StreamSent || kinds[3] != messaging.StreamSent || kinds[0] == messaging.StreamSent || kinds[2] == messaging.StreamSent {
-			t.Fatalf("bob's stream: %v; want a notification, then the message, twice", kinds)
-		}
-	})
+// twoInConversation registers ann and bob, in a conversation of their own,
+// on a fake clock.
+func twoInConversation(t *testing.T, db *store.DB) (*clock.Fake, *users.User, *users.User, store.SeedConversation) {
+	t.Helper()
+	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	ann, bob := register(t, db, clk, "ann"), register(t, db, clk, "bob")
+	conv := store.SeedConversation{ID: idgen.New(idgen.Conversation), Members: []string{ann.ID, bob.ID}}
+	if err := store.SeedMessaging(context.Background(), db, []store.SeedConversation{conv}, 0, nil, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return clk, ann, bob, conv
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/matchpoint-api/matchpoint/internal/clock"
+	"github.com/matchpoint-api/matchpoint/internal/messaging"
 	"github.com/matchpoint-api/matchpoint/internal/store"
 	"github.com/matchpoint-api/matchpoint/internal/stream"
 	"github.com/matchpoint-api/matchpoint/internal/testdb"
@@ -312,6 +313,39 @@ func TestStreamRetention(t *testing.T) {
 		keep.Stream = 2 * 24 * time.Hour
 		if n, err = db.PurgeExpired(ctx, clk.Now(), keep); err != nil || n["stream_events"] != 1 {
 			t.Fatalf("with a 2-day retention purged %v, %v; want the other one", n, err)
+		}
+	})
+}
+
+// TestSendStreamsTheNotificationFirst: a recipient's stream has a new
+// message's notification before the message itself, so that a client that
+// clears a conversation's badge when its new message arrives is not shown
+// the badge again by the notification that follows.
+func TestSendStreamsTheNotificationFirst(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
+		ctx := context.Background()
+		clk, ann, bob, conv := twoInConversation(t, db)
+		svc := messaging.NewService(store.NewMessaging(db), clk)
+		for _, body := range []string{"first", "second"} {
+			if _, err := svc.Send(ctx, conv.ID, ann.ID, body, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows, err := db.QueryContext(ctx, `SELECT kind FROM stream_events WHERE user_id = $1 ORDER BY seq`, bob.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				t.Fatal(err)
+			}
+			kinds = append(kinds, k)
+		}
+		rows.Close()
+		if len(kinds) != 4 || kinds[1] != messaging.StreamSent || kinds[3] != messaging.StreamSent || kinds[0] == messaging.StreamSent || kinds[2] == messaging.StreamSent {
+			t.Fatalf("bob's stream: %v; want a notification, then the message, twice", kinds)
 		}
 	})
 }
