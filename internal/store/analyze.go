@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
 	"strings"
 )
@@ -27,15 +28,36 @@ func (db *DB) Analyze(ctx context.Context) error {
 		_, err := db.DB.ExecContext(ctx, `ANALYZE`)
 		return err
 	}
+	leave, err := db.enterWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	// One connection for all of it: each ANALYZE reloads the statistics of
-	// the connection that runs it.
+	// The connection that ran ANALYZE keeps the samples it loaded in
+	// memory after the table is dropped, so it leaves the pool (Raw's
+	// driver.ErrBadConn closes it). A statement prepared with samples on
+	// hand stays "plan again for each new value" for good, even once they
+	// are gone: SQLite carries that mark over to every later preparation
+	// of the statement.
+	defer func() {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		conn.Close()
+	}()
+	// One transaction for all of it: other connections never see the
+	// samples (they load statistics when the schema changes, and only a
+	// commit shows them one), and one connection, because each ANALYZE
+	// loads the statistics of the connection that runs it.
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: analyze: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
 	list := func(q string) ([]string, error) {
-		rows, err := conn.QueryContext(ctx, q)
+		rows, err := tx.QueryContext(ctx, q)
 		if err != nil {
 			return nil, err
 		}
@@ -55,19 +77,22 @@ func (db *DB) Analyze(ctx context.Context) error {
 	}
 	for _, stat := range stats {
 		for _, s := range shadows {
-			if _, err := conn.ExecContext(ctx, `DELETE FROM `+stat+` WHERE tbl = $1`, s); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+stat+` WHERE tbl = $1`, s); err != nil {
 				return fmt.Errorf("store: analyze: %w", err)
 			}
 		}
 	}
 	for _, n := range names {
-		if _, err := conn.ExecContext(ctx, `ANALYZE "`+strings.ReplaceAll(n, `"`, `""`)+`"`); err != nil {
+		if _, err := tx.ExecContext(ctx, `ANALYZE "`+strings.ReplaceAll(n, `"`, `""`)+`"`); err != nil {
 			return fmt.Errorf("store: analyze %s: %w", n, err)
 		}
 	}
 	// Dropping the table (rather than emptying it) changes the schema, so
-	// every open connection reloads its statistics without the samples.
-	if _, err := conn.ExecContext(ctx, `DROP TABLE IF EXISTS sqlite_stat4`); err != nil {
+	// every open connection reloads its statistics, without samples.
+	if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS sqlite_stat4`); err != nil {
+		return fmt.Errorf("store: analyze: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: analyze: %w", err)
 	}
 	return nil

@@ -61,3 +61,58 @@ func TestAnalyze(t *testing.T) {
 		}
 	})
 }
+
+// TestAnalyzeLeavesNoSampleBehind: after Analyze, statements run with new
+// values are not planned again each time. SQLite marks a statement
+// prepared while samples (STAT4) are loaded to be planned again for each
+// new value, and keeps the mark through every later preparation; the
+// connection that ran ANALYZE kept the samples in memory after the table
+// was dropped, so every statement later prepared on it was parsed on each
+// use (a tenth of a message send's writer, most of a reader's).
+func TestAnalyzeLeavesNoSampleBehind(t *testing.T) {
+	ctx := context.Background()
+	db := testdb.Open(t, testdb.NewURL(t, store.SQLite))
+	db.DB.SetMaxOpenConns(1) // Analyze's connection is the one used next
+	now := time.Now().UTC()
+	ids := make([]string, 20)
+	for i := range ids {
+		name := "player" + string(rune('a'+i))
+		u := &users.User{ID: idgen.New(idgen.User), Email: name + "@example.com", EmailKey: name + "@example.com", Username: name, UsernameKey: name,
+			Sports: []string{}, SkillLevels: map[string]string{}, Availability: []users.Slot{}, Timezone: "UTC",
+			Privacy: users.DefaultPrivacy, Role: auth.RoleMember, Tier: users.TierFree, CreatedAt: now, UpdatedAt: now}
+		if err := store.NewUsers(db).CreateUser(ctx, u, nil); err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = u.ID
+	}
+	convs := make([]store.SeedConversation, len(ids)-2)
+	for i := range convs {
+		convs[i] = store.SeedConversation{ID: idgen.New(idgen.Conversation), Members: ids[i : i+3]}
+	}
+	if err := store.SeedMessaging(ctx, db, convs, 0, nil, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Analyze(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A non-unique index: the planner consults samples for the value.
+	const q = `SELECT conversation_id FROM conversation_members WHERE user_id = $1`
+	for _, id := range ids {
+		var conv string
+		if err := db.QueryRowContext(ctx, q, id).Scan(&conv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn, err := db.DB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	replans := store.Replans(ctx, conn, q[:40])
+	if len(replans) != 1 {
+		t.Fatalf("%d statements of the query in the connection's cache, want 1", len(replans))
+	}
+	if replans[0] > 1 {
+		t.Errorf("the statement was prepared again %d times in %d runs after Analyze", replans[0], len(ids))
+	}
+}

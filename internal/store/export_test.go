@@ -1,7 +1,13 @@
 package store
 
 import (
+	"context"
 	"database/sql"
+	"reflect"
+	"strings"
+
+	"modernc.org/libc"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/matchpoint-api/matchpoint/internal/notify"
 )
@@ -53,3 +59,26 @@ func CredListenerPID(db *DB) uint32 {
 
 // SQLiteText is a query as the SQLite connections give it to SQLite.
 var SQLiteText = sqliteText
+
+// Replans returns how many times SQLite has prepared again each statement
+// of conn's cache whose text contains part (its SQLITE_STMTSTATUS_REPREPARE
+// count), or nil on PostgreSQL. The driver keeps the connection's handle
+// in an unexported field, read here by reflection: a test's probe only.
+func Replans(ctx context.Context, conn *sql.Conn, part string) (out []int) {
+	_ = conn.Raw(func(dc any) error {
+		c, ok := dc.(*stmtConn)
+		if !ok {
+			return nil
+		}
+		handle := uintptr(reflect.ValueOf(c.sqliteConn).Elem().FieldByName("db").Uint())
+		tls := libc.NewTLS()
+		defer tls.Close()
+		for s := sqlite3.Xsqlite3_next_stmt(tls, handle, 0); s != 0; s = sqlite3.Xsqlite3_next_stmt(tls, handle, s) {
+			if strings.Contains(libc.GoString(sqlite3.Xsqlite3_sql(tls, s)), part) {
+				out = append(out, int(sqlite3.Xsqlite3_stmt_status(tls, s, sqlite3.SQLITE_STMTSTATUS_REPREPARE, 0)))
+			}
+		}
+		return nil
+	})
+	return out
+}
