@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+
+	"github.com/matchpoint-api/matchpoint/internal/testdb"
 )
 
 // TestMessagingCommandPrintsTheFigures runs `bench messaging` small on each
@@ -13,7 +15,7 @@ import (
 // request failed and no delivery was lost.
 func TestMessagingCommandPrintsTheFigures(t *testing.T) {
 	engines := []string{""}
-	if pg := os.Getenv("MATCHPOINT_TEST_POSTGRES_URL"); pg != "" {
+	if pg := os.Getenv(testdb.EnvPostgres); pg != "" {
 		engines = append(engines, pg)
 	}
 	for _, pg := range engines {

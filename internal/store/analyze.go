@@ -20,6 +20,10 @@ import (
 // index looks each term up with such a statement). The plans here depend
 // on the shape of a query, not on which value it asks for.
 //
+// On SQLite it holds the write lock for the whole run (in this process's
+// turn to write), one transaction over every table: it is for bulk loads,
+// before a service takes traffic, not for a busy database.
+//
 // It also leaves out the tables a full-text index keeps its postings in
 // (and drops their statistics if an earlier ANALYZE made some): their
 // lookups have one plan whatever the statistics say.
