@@ -33,7 +33,7 @@ func BenchmarkMessagesSearch(b *testing.B) {
 			ctx := context.Background()
 			db := testdb.Open(b, testdb.NewURL(b, d))
 			now := time.Now().UTC()
-			people := benchPeople(b, db, "member", 200, now)
+			people := seedPeople(b, db, "member", 200, now)
 			rng := rand.New(rand.NewPCG(3, 4))
 			convs := make([]store.SeedConversation, max(n/1000, 100))
 			for i := range convs {
@@ -84,10 +84,10 @@ func BenchmarkMessagesSearch(b *testing.B) {
 	}
 }
 
-// benchPeople creates n accounts named prefix1000, prefix1001 ... and
+// seedPeople creates n accounts named prefix1000, prefix1001 ... and
 // returns their ids.
-func benchPeople(b *testing.B, db *store.DB, prefix string, n int, now time.Time) []string {
-	b.Helper()
+func seedPeople(tb testing.TB, db *store.DB, prefix string, n int, now time.Time) []string {
+	tb.Helper()
 	people := make([]string, n)
 	for i := range people {
 		name := prefix + strconv.Itoa(1000+i)
@@ -95,7 +95,7 @@ func benchPeople(b *testing.B, db *store.DB, prefix string, n int, now time.Time
 			Sports: []string{}, SkillLevels: map[string]string{}, Availability: []users.Slot{}, Timezone: "UTC",
 			Privacy: users.DefaultPrivacy, Role: auth.RoleMember, Tier: users.TierFree, CreatedAt: now, UpdatedAt: now}
 		if err := store.NewUsers(db).CreateUser(context.Background(), u, nil); err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		people[i] = u.ID
 	}

@@ -26,7 +26,7 @@ func BenchmarkMessagesSend(b *testing.B) {
 			db := testdb.Open(b, testdb.NewURL(b, d))
 			now := time.Now().UTC()
 			const senders = 8
-			people := benchPeople(b, db, "sender", senders+2, now)
+			people := seedPeople(b, db, "sender", senders+2, now)
 			convs := make([]store.SeedConversation, senders)
 			for i := range convs {
 				convs[i] = store.SeedConversation{ID: idgen.New(idgen.Conversation), Members: []string{people[i], people[i+1], people[i+2]}}
