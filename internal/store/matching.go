@@ -50,11 +50,16 @@ func init() {
 }
 
 func queryStrings(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]string, error) {
+	return queryColumn[string](ctx, tx, q, args...)
+}
+
+// queryColumn runs a query of one column in tx.
+func queryColumn[T any](ctx context.Context, tx *sql.Tx, q string, args ...any) ([]T, error) {
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
-	return scanStrings(rows)
+	return scanColumn[T](rows)
 }
 
 // pairKey is the two ids in order: one key per pair, whoever asked.

@@ -52,11 +52,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, evs []*outbox.Event) error {
 			}
 			continue
 		}
-		res, err := tx.QueryContext(ctx, insert, args...)
-		if err != nil {
-			return fmt.Errorf("store: append %s event: %w", part[0].Type, err)
-		}
-		seqs, err := scanColumn[int64](res)
+		seqs, err := queryColumn[int64](ctx, tx, insert, args...)
 		if err != nil {
 			return fmt.Errorf("store: append %s event: %w", part[0].Type, err)
 		}
