@@ -25,6 +25,9 @@ var (
 // AppendStream lets tests write stream events as a domain's change would.
 var AppendStream = appendStream
 
+// ScanStrings reads a one-column result of strings and closes rows.
+var ScanStrings = scanStrings
+
 // FlushPending writes the rows a transaction holds (its stream rows, its
 // outbox events...) at once, as its end does.
 var FlushPending = flushPending

@@ -335,15 +335,10 @@ func TestSendStreamsTheNotificationFirst(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var kinds []string
-		for rows.Next() {
-			var k string
-			if err := rows.Scan(&k); err != nil {
-				t.Fatal(err)
-			}
-			kinds = append(kinds, k)
+		kinds, err := store.ScanStrings(rows)
+		if err != nil {
+			t.Fatal(err)
 		}
-		rows.Close()
 		if len(kinds) != 4 || kinds[1] != messaging.StreamSent || kinds[3] != messaging.StreamSent || kinds[0] == messaging.StreamSent || kinds[2] == messaging.StreamSent {
 			t.Fatalf("bob's stream: %v; want a notification, then the message, twice", kinds)
 		}
