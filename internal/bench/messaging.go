@@ -181,7 +181,7 @@ func Messaging(ctx context.Context, o Options, mo MessagingOptions, progress io.
 	if err != nil {
 		return nil, err
 	}
-	c := newHTTPClient(max(o.Concurrency, mo.SendClients))
+	c := newHTTPClient(nSenders)
 	words := store.SeedChatWords()
 	rngs := make([]*rand.Rand, o.Concurrency)
 	for i := range rngs {
