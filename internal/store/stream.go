@@ -177,10 +177,67 @@ func (s *Stream) Head(ctx context.Context) (int64, error) {
 	return head.Int64, nil
 }
 
-// After returns up to limit rows of every recipient after seq, in order.
-func (s *Stream) After(ctx context.Context, after int64, limit int) ([]stream.Event, error) {
-	return s.query(ctx, `SELECT seq, user_id, kind, data, created_at, NOT `+streamVisible+` FROM stream_events e
-		WHERE seq > $1 ORDER BY seq LIMIT $2`, after, limit)
+// After returns up to limit rows of every recipient after seq, in order:
+// whole for the recipients want accepts, and as their number and
+// recipient alone (Skipped) for the others. Each node's hub reads the rows
+// of its own connections' recipients: what costs most in a row is the
+// check that its recipient may still see it (streamVisible), and a node
+// with nobody connected for a row, or nobody at all, has no use for it.
+func (s *Stream) After(ctx context.Context, after int64, limit int, want func(userID string) bool) ([]stream.Event, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, user_id FROM stream_events WHERE seq > $1 ORDER BY seq LIMIT $2`, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: read the stream: %w", err)
+	}
+	var heads []stream.Event
+	for rows.Next() {
+		ev := stream.Event{Skipped: true}
+		if err := rows.Scan(&ev.Seq, &ev.UserID); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: read the stream: %w", err)
+		}
+		heads = append(heads, ev)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: read the stream: %w", err)
+	}
+	var users []string
+	asked := map[string]bool{}
+	for _, h := range heads {
+		if _, ok := asked[h.UserID]; !ok {
+			asked[h.UserID] = want(h.UserID)
+			if asked[h.UserID] {
+				users = append(users, h.UserID)
+			}
+		}
+	}
+	if len(users) == 0 {
+		return heads, nil
+	}
+	// One parameter for the list (one statement text; on SQLite json_each
+	// keeps the values out of the planner's estimates).
+	in, list := `e.user_id = ANY($3::text[])`, any(users)
+	if s.db.Dialect == SQLite {
+		in, list = `e.user_id IN (SELECT value FROM json_each($3))`, jsonList(users)
+	}
+	whole, err := s.query(ctx, `SELECT seq, user_id, kind, data, created_at, NOT `+streamVisible+` FROM stream_events e
+		WHERE e.seq > $1 AND e.seq <= $2 AND `+in+` ORDER BY e.seq`, after, heads[len(heads)-1].Seq, list)
+	if err != nil {
+		return nil, err
+	}
+	// In order both: each whole row takes its head's place. (On PostgreSQL
+	// the second read may see a row the first did not, committed in
+	// between: it is left for the next read, after the rows before it.)
+	i := 0
+	for _, ev := range whole {
+		for i < len(heads) && heads[i].Seq < ev.Seq {
+			i++
+		}
+		if i < len(heads) && heads[i].Seq == ev.Seq {
+			heads[i] = ev
+		}
+	}
+	return heads, nil
 }
 
 // Replay returns up to limit rows of userID in (after, upTo], in order,

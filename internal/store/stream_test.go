@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -283,6 +284,102 @@ func TestStreamHubWokenByOtherNodes(t *testing.T) {
 			if got := receive(t, c, 1); string(got[0].Data) != fmt.Sprint(i) {
 				t.Fatalf("got %s, want %d", got[0].Data, i)
 			}
+		}
+	})
+}
+
+// TestStreamAfterReadsTheWantedRows: the reader's read carries the data of
+// the rows whose recipients it asks for, and of the others their number
+// and recipient alone, in one sequence.
+func TestStreamAfterReadsTheWantedRows(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
+		clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		ann, bob := register(t, db, clk, "ann"), register(t, db, clk, "bob")
+		st := store.NewStream(db)
+		head, err := st.Head(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			put(t, db, "test.event", clk.Now(), i, ann.ID, bob.ID)
+		}
+		rows, err := st.After(context.Background(), head, 100, func(u string) bool { return u == ann.ID })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 6 || !slices.IsSorted(seqs(rows)) {
+			t.Fatalf("read %d rows %v, want 6 in order", len(rows), seqs(rows))
+		}
+		for _, ev := range rows {
+			whole := ev.Kind == "test.event" && len(ev.Data) > 0 && !ev.Skipped
+			if ev.UserID == ann.ID && !whole || ev.UserID == bob.ID && (!ev.Skipped || ev.Kind != "" || ev.Data != nil) {
+				t.Fatalf("row %d of %s read as %+v", ev.Seq, ev.UserID, ev)
+			}
+		}
+		none, err := st.After(context.Background(), head, 100, func(string) bool { return false })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(seqs(none), seqs(rows)) {
+			t.Fatalf("numbers %v without data, want %v", seqs(none), seqs(rows))
+		}
+	})
+}
+
+// connectingStream opens a connection for userID in the hub's first read
+// that finds a row of theirs, after the read and before it returns: a
+// client connecting between the reader's read and its delivery.
+type connectingStream struct {
+	*store.Stream
+	hub    *stream.Hub
+	userID string
+	opened chan *stream.Conn
+	once   sync.Once
+}
+
+func (s *connectingStream) After(ctx context.Context, after int64, limit int, want func(string) bool) ([]stream.Event, error) {
+	rows, err := s.Stream.After(ctx, after, limit, want)
+	for _, ev := range rows {
+		if ev.UserID == s.userID {
+			s.once.Do(func() {
+				c, err := s.hub.Open(ctx, s.userID, 0, false)
+				if err != nil {
+					panic(err)
+				}
+				s.opened <- c
+			})
+		}
+	}
+	return rows, err
+}
+
+// TestStreamHubConnectedDuringARead: a row read without its data (nobody
+// was connected for it) still reaches a connection its recipient opened
+// before the row was handed out.
+func TestStreamHubConnectedDuringARead(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
+		clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		ann := register(t, db, clk, "ann")
+		st := &connectingStream{Stream: store.NewStream(db), userID: ann.ID, opened: make(chan *stream.Conn, 1)}
+		h := stream.NewHub(st, stream.Options{Clock: clk, Poll: time.Hour, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		st.hub = h
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); h.Run(ctx) }()
+		t.Cleanup(func() { cancel(); <-done })
+		// A connection of someone else, so that the hub is serving.
+		open(t, h, register(t, db, clk, "bob").ID)
+
+		put(t, db, "test.event", clk.Now(), "first", ann.ID)
+		var c *stream.Conn
+		select {
+		case c = <-st.opened:
+			t.Cleanup(c.Close)
+		case <-time.After(10 * time.Second):
+			t.Fatal("the hub did not read the row")
+		}
+		if got := receive(t, c, 1); string(got[0].Data) != `"first"` {
+			t.Fatalf("got %s, want the first row", got[0].Data)
 		}
 	})
 }

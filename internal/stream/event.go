@@ -5,7 +5,8 @@
 // Every change writes one row per recipient to stream_events in its own
 // transaction (store.appendStream). Each node runs one Hub: one reader that
 // follows the table by sequence number and hands each new row to the
-// connections of its recipient on this node. Nodes learn that rows were
+// connections of its recipient on this node (reading whole only the rows
+// of recipients connected there). Nodes learn that rows were
 // committed from PostgreSQL LISTEN/NOTIFY (or, on SQLite, which has one
 // node, from the commit itself); a reconnect with Last-Event-ID replays
 // what the client missed from the table, so nothing is lost across a
@@ -32,6 +33,9 @@ type Event struct {
 	// conversation, or block its author, since the row was written): the
 	// hub passes over them without delivering them.
 	Hidden bool
+	// Skipped rows were read as their number and recipient alone: the
+	// recipient had no connection on this node (Store.After).
+	Skipped bool
 }
 
 // Kinds of events written by this package; the messaging kinds

@@ -17,8 +17,9 @@ type Store interface {
 	// Head is the highest sequence number committed so far (0 when none).
 	Head(ctx context.Context) (int64, error)
 	// After returns up to limit rows of every recipient with seq > after,
-	// in sequence order.
-	After(ctx context.Context, after int64, limit int) ([]Event, error)
+	// in sequence order: whole for the recipients want accepts, the others
+	// Skipped (their number and recipient alone).
+	After(ctx context.Context, after int64, limit int, want func(userID string) bool) ([]Event, error)
 	// Replay returns up to limit rows of userID with after < seq <= upTo, in
 	// sequence order, leaving out typing events created before typingSince.
 	Replay(ctx context.Context, userID string, after, upTo int64, typingSince time.Time, limit int) ([]Event, error)
@@ -68,8 +69,9 @@ const replayPage = 500
 
 // Hub fans the stream out to the connections on this node. One goroutine
 // (Run) reads new rows; connections never read the table for live events,
-// so a thousand connected clients cost one query per commit, not a
-// thousand.
+// so a thousand connected clients cost two queries per commit (the new
+// rows' numbers and recipients, then the rows of those connected here),
+// not a thousand.
 type Hub struct {
 	st   Store
 	opt  Options
@@ -225,17 +227,29 @@ func (h *Hub) read(ctx context.Context) time.Duration {
 		h.mu.Lock()
 		after := h.horizon
 		h.mu.Unlock()
-		rows, err := h.st.After(ctx, after, readBatch)
+		rows, err := h.st.After(ctx, after, readBatch, h.connected)
 		if err != nil {
 			if ctx.Err() == nil {
 				h.opt.Logger.Warn("stream: read new events", "error", err.Error())
 			}
 			return 0
 		}
-		if wait := h.deliver(rows); wait > 0 || len(rows) < readBatch {
+		wait, again := h.deliver(rows)
+		if again {
+			continue
+		}
+		if wait > 0 || len(rows) < readBatch {
 			return wait
 		}
 	}
+}
+
+// connected says whether userID has a connection on this node: the reader
+// reads the data of those users' rows only.
+func (h *Hub) connected(userID string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.conns[userID]) > 0
 }
 
 // deliver hands rows (read after the horizon, in order) to their
@@ -258,7 +272,12 @@ func (h *Hub) read(ctx context.Context) time.Duration {
 // the table, and replayed to any client whose Last-Event-ID is older.)
 // SQLite has one writer at a time and gives numbers in commit order, so
 // there it only sees gaps where rows were deleted.
-func (h *Hub) deliver(rows []Event) time.Duration {
+//
+// A row read without its data (Skipped: nobody was connected for it) whose
+// recipient has connected since the read stops the delivery there, again
+// true: the connection expects every row past the horizon it opened at,
+// so the reader reads again from that row, whole this time.
+func (h *Hub) deliver(rows []Event) (wait time.Duration, again bool) {
 	now := time.Now() // wall time on purpose: this measures transactions, not business time
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -271,23 +290,26 @@ func (h *Hub) deliver(rows []Event) time.Duration {
 				h.blockedSeq, h.blockedSince = ev.Seq, now
 			}
 			if left := h.opt.GapGrace - now.Sub(h.blockedSince); left > 0 {
-				return left
+				return left, false
 			}
 			skipped := ev.Seq - h.horizon - 1
 			h.gapsSkipped.Add(uint64(skipped))
 			h.opt.Logger.Info("stream: gave up missing sequence numbers as rolled back",
 				"from", h.horizon+1, "to", ev.Seq-1, "waited_ms", now.Sub(h.blockedSince).Milliseconds())
 		}
+		if ev.Skipped && len(h.conns[ev.UserID]) > 0 {
+			return 0, true
+		}
 		h.fanoutLocked(ev)
 		h.horizon = ev.Seq
 	}
-	return 0
+	return 0, false
 }
 
 // fanoutLocked gives ev to each of its recipient's connections without ever
 // waiting: a connection whose buffer is full is dropped.
 func (h *Hub) fanoutLocked(ev Event) {
-	if ev.Hidden {
+	if ev.Hidden || ev.Skipped {
 		return
 	}
 	// A typing event a lagging reader reaches after TypingTTL is as stale
