@@ -323,6 +323,23 @@ func TestStreamAfterReadsTheWantedRows(t *testing.T) {
 		if !slices.Equal(seqs(none), seqs(rows)) {
 			t.Fatalf("numbers %v without data, want %v", seqs(none), seqs(rows))
 		}
+		for _, ev := range none {
+			if !ev.Skipped || ev.Data != nil {
+				t.Fatalf("row %d of %s read whole, nobody wanted: %+v", ev.Seq, ev.UserID, ev)
+			}
+		}
+		all, err := st.After(context.Background(), head, 100, func(string) bool { return true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(seqs(all), seqs(rows)) {
+			t.Fatalf("numbers %v read whole, want %v", seqs(all), seqs(rows))
+		}
+		for _, ev := range all {
+			if ev.Skipped || ev.Kind != "test.event" || len(ev.Data) == 0 {
+				t.Fatalf("row %d of %s not read whole, all wanted: %+v", ev.Seq, ev.UserID, ev)
+			}
+		}
 	})
 }
 
