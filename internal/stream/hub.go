@@ -18,7 +18,8 @@ type Store interface {
 	Head(ctx context.Context) (int64, error)
 	// After returns up to limit rows of every recipient with seq > after,
 	// in sequence order: whole for the recipients want accepts, the others
-	// Skipped (their number and recipient alone).
+	// Skipped (their number and recipient alone; so is a wanted row deleted
+	// between the store's two reads).
 	After(ctx context.Context, after int64, limit int, want func(userID string) bool) ([]Event, error)
 	// Replay returns up to limit rows of userID with after < seq <= upTo, in
 	// sequence order, leaving out typing events created before typingSince.
@@ -273,10 +274,12 @@ func (h *Hub) connected(userID string) bool {
 // SQLite has one writer at a time and gives numbers in commit order, so
 // there it only sees gaps where rows were deleted.
 //
-// A row read without its data (Skipped: nobody was connected for it) whose
-// recipient has connected since the read stops the delivery there, again
-// true: the connection expects every row past the horizon it opened at,
-// so the reader reads again from that row, whole this time.
+// A row read without its data (Skipped: nobody was connected for it, or
+// it was deleted between the store's two reads) whose recipient is
+// connected now stops the delivery there, again true, before any gap
+// before it is counted: the connection expects every row past the horizon
+// it opened at, so the reader reads again from that row (whole this time,
+// or gone).
 func (h *Hub) deliver(rows []Event) (wait time.Duration, again bool) {
 	now := time.Now() // wall time on purpose: this measures transactions, not business time
 	h.mu.Lock()
@@ -284,6 +287,9 @@ func (h *Hub) deliver(rows []Event) (wait time.Duration, again bool) {
 	for _, ev := range rows {
 		if ev.Seq <= h.horizon {
 			continue
+		}
+		if ev.Skipped && len(h.conns[ev.UserID]) > 0 {
+			return 0, true
 		}
 		if ev.Seq > h.horizon+1 {
 			if h.blockedSeq != ev.Seq {
@@ -297,9 +303,6 @@ func (h *Hub) deliver(rows []Event) (wait time.Duration, again bool) {
 			h.opt.Logger.Info("stream: gave up missing sequence numbers as rolled back",
 				"from", h.horizon+1, "to", ev.Seq-1, "waited_ms", now.Sub(h.blockedSince).Milliseconds())
 		}
-		if ev.Skipped && len(h.conns[ev.UserID]) > 0 {
-			return 0, true
-		}
 		h.fanoutLocked(ev)
 		h.horizon = ev.Seq
 	}
@@ -309,6 +312,8 @@ func (h *Hub) deliver(rows []Event) (wait time.Duration, again bool) {
 // fanoutLocked gives ev to each of its recipient's connections without ever
 // waiting: a connection whose buffer is full is dropped.
 func (h *Hub) fanoutLocked(ev Event) {
+	// deliver hands over a Skipped row only when nobody here is connected
+	// for it; the check keeps an empty row from ever reaching a client.
 	if ev.Hidden || ev.Skipped {
 		return
 	}
