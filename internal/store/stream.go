@@ -202,13 +202,15 @@ func (s *Stream) After(ctx context.Context, after int64, limit int, want func(us
 		return nil, fmt.Errorf("store: read the stream: %w", err)
 	}
 	var users []string
-	asked := map[string]bool{}
+	wanted := map[string]bool{} // each recipient asked once
 	for _, h := range heads {
-		if _, ok := asked[h.UserID]; !ok {
-			asked[h.UserID] = want(h.UserID)
-			if asked[h.UserID] {
-				users = append(users, h.UserID)
-			}
+		if _, asked := wanted[h.UserID]; asked {
+			continue
+		}
+		w := want(h.UserID)
+		wanted[h.UserID] = w
+		if w {
+			users = append(users, h.UserID)
 		}
 	}
 	if len(users) == 0 {
@@ -217,7 +219,7 @@ func (s *Stream) After(ctx context.Context, after int64, limit int, want func(us
 	whole := `SELECT seq, user_id, kind, data, created_at, NOT ` + streamVisible + ` FROM stream_events e
 		WHERE e.seq > $1 AND e.seq <= $2`
 	var read []stream.Event
-	if len(users) == len(asked) { // all of them: no list to check
+	if len(users) == len(wanted) { // all of them: no list to check
 		read, err = s.query(ctx, whole+` ORDER BY e.seq`, after, heads[len(heads)-1].Seq)
 	} else {
 		// One parameter for the list (one statement text; on SQLite
@@ -233,9 +235,10 @@ func (s *Stream) After(ctx context.Context, after int64, limit int, want func(us
 	if err != nil {
 		return nil, err
 	}
-	// In order both: each whole row takes its head's place. (On PostgreSQL
-	// the second read may see a row the first did not, committed in
-	// between: it is left for the next read, after the rows before it.)
+	// Both reads are in sequence order: each whole row takes the place of
+	// its number. (On PostgreSQL the second read may see a row the first
+	// did not, committed in between: it is left for the next read, after
+	// the rows before it.)
 	i := 0
 	for _, ev := range read {
 		for i < len(heads) && heads[i].Seq < ev.Seq {

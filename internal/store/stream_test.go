@@ -398,6 +398,11 @@ func TestStreamHubConnectedDuringARead(t *testing.T) {
 		if got := receive(t, c, 1); string(got[0].Data) != `"first"` {
 			t.Fatalf("got %s, want the first row", got[0].Data)
 		}
+		select {
+		case ev := <-c.Live():
+			t.Fatalf("a second event %d (%s) after the one row", ev.Seq, ev.Data)
+		case <-time.After(200 * time.Millisecond):
+		}
 	})
 }
 
