@@ -155,7 +155,19 @@ func (db *DB) inTx(ctx context.Context, body func(tx *sql.Tx) error) error {
 		return err
 	}
 	defer leave() // after the commit or rollback too
-	tx, err := db.BeginTx(ctx, nil)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	// The transaction itself is not bound to ctx, only its statements
+	// are (body's and the held rows'): database/sql and the PostgreSQL
+	// driver commit with the context given here, and a commit that ctx
+	// interrupts on its way may still be done on the server while the
+	// caller hears it failed (a worker stopping then left the jobs it had
+	// just claimed leased, unknown to it, until the lease ran out). A
+	// caller gone mid-body has its next statement fail and the
+	// transaction roll back; one gone after the last statement has its
+	// work committed, and is told so.
+	tx, err := db.BeginTx(context.WithoutCancel(ctx), nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}

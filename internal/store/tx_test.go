@@ -175,3 +175,32 @@ func TestTxHeldRowsFollowTheirTransaction(t *testing.T) {
 		}
 	})
 }
+
+// TestTxCommitOutlivesTheCaller: the commit does not depend on the caller's
+// context. A caller gone after its last statement has its work committed
+// and hears nil: were the commit bound to the context, an end of it during
+// the commit's round trip could leave the work done on the server while
+// the caller heard it failed.
+func TestTxCommitOutlivesTheCaller(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, _ string, db *store.DB) {
+		ctx, cancel := context.WithCancel(context.Background())
+		err := db.Tx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO instance_keys (name, value, created_at) VALUES ('late', 'v', 1)`); err != nil {
+				return err
+			}
+			cancel()
+			return nil
+		})
+		var n int
+		if err := db.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM instance_keys WHERE name = 'late'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if err != nil || n != 1 {
+			t.Fatalf("a transaction whose caller ended after its last statement: error %v, %d rows; want nil and its row", err, n)
+		}
+		// A caller gone before it began is refused, as before.
+		if err := db.Tx(ctx, func(tx *sql.Tx) error { return nil }); !errors.Is(err, context.Canceled) {
+			t.Fatalf("a transaction whose caller had ended: %v, want context.Canceled", err)
+		}
+	})
+}
