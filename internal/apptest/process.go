@@ -85,6 +85,9 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// nodeLogTail is how much of a node's log a failed test shows.
+const nodeLogTail = 16 << 10
+
 // StartNode runs "matchpoint serve" on a free loopback port over dbURL, with
 // extra environment variables (KEY=value), and waits until it is ready. It
 // is stopped with SIGTERM at the end of the test.
@@ -107,7 +110,18 @@ func StartNode(t testing.TB, dbURL string, env ...string) *Node {
 	if err := n.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { n.Stop(t) })
+	t.Cleanup(func() {
+		n.Stop(t)
+		// A failed cluster test shows what its nodes said: what went wrong
+		// in a process is otherwise lost with it.
+		if t.Failed() {
+			l := n.Log()
+			if len(l) > nodeLogTail {
+				l = "...\n" + l[len(l)-nodeLogTail:]
+			}
+			t.Logf("node %s (pid %d) logged:\n%s", n.URL, n.cmd.Process.Pid, l)
+		}
+	})
 	deadline := time.Now().Add(90 * time.Second) // the gazetteer loads before a node serves: seconds, more on a busy machine
 	for {
 		res, err := http.Get(n.URL + "/readyz")
